@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Idempotent set-up for a fresh Debian machine (Python 3.11, root, no display):
+# system packages Qt's xcb plugin and Xvfb need, then a project venv in .venv.
+# Sourced by .ci/launch and .ci/test; re-running does nothing when all is in place.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+PY="${PYTHON:-python3}"
+
+# libqxcb.so's own dependencies (ldd shows libxcb-icccm4/keysyms1 missing on a new machine),
+# Xvfb + xauth for xvfb-run, and Mesa for VTK's software GL.
+APT_PKGS="xvfb xauth libxcb-icccm4 libxcb-keysyms1 libxcb-xinerama0 libxcb-cursor0 libxcb-image0
+libxcb-randr0 libxcb-render-util0 libxcb-shape0 libxcb-xkb1 libxkbcommon-x11-0 libgl1 libegl1
+libgl1-mesa-dri libglx-mesa0 libxrender1 libfontconfig1 libdbus-1-3"
+
+missing=""
+if command -v dpkg-query >/dev/null 2>&1; then
+  for p in $APT_PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+  done
+fi
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "[setup] installing system packages:$missing"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+  else
+    echo "[setup] warning: missing system packages (install them as root):$missing" >&2
+  fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+  echo "[setup] creating $VENV"
+  "$PY" -m venv "$VENV"
+fi
+# Reinstall only when pyproject.toml changed since the last successful install.
+STAMP="$VENV/.installed-$(sha1sum "$ROOT/pyproject.toml" | cut -c1-12)"
+if [ ! -f "$STAMP" ]; then
+  echo "[setup] installing the project and its dependencies into .venv"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,bench]"
+  rm -f "$VENV"/.installed-*
+  touch "$STAMP"
+fi

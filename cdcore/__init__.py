@@ -1,0 +1,12 @@
+"""cdcore: bounding-volume hierarchies and collision queries (numpy + numba).
+
+Never imports Qt, pyvista or the app; trimesh only lazily for file I/O.
+"""
+from .bv import BV_TYPES
+from .bvh import BVH, build_bvh
+from .collide import (AXIS_NAMES, TESTS, BatchResult, CollisionResult, CollisionStats, Outcome, Trace,
+                      collide, collide_batch)
+from .mesh import Mesh, load_mesh
+
+__all__ = ["BV_TYPES", "BVH", "build_bvh", "AXIS_NAMES", "TESTS", "BatchResult", "CollisionResult",
+           "CollisionStats", "Outcome", "Trace", "collide", "collide_batch", "Mesh", "load_mesh"]

@@ -1,0 +1,57 @@
+"""Flat node layout shared by every kernel.
+
+A hierarchy is two arrays indexed by node id (children always after their parent,
+so a refit is one reverse loop -- van den Bergen 1998, section 4):
+
+``nodes_i`` : (n, 4) int32
+    LEFT, RIGHT child ids (-1 for none: a leaf), START, COUNT: the node's primitives are
+    ``prim_order[START:START+COUNT]``.
+``nodes_f`` : (n, 20) float64
+    One row per node, every bounding volume of the node side by side:
+    box centre (3), box half-extents (3), box axes (9, row-major 3x3 matrix whose *columns* are
+    the box axes, sorted by decreasing extent for oriented boxes), sphere centre (3), sphere
+    radius (1), SIZE (1): the volume used to choose which node to descend (section 3).
+"""
+
+# nodes_i columns
+LEFT = 0
+RIGHT = 1
+START = 2
+COUNT = 3
+N_ICOLS = 4
+
+# nodes_f columns
+C0 = 0  # box centre x, y, z at 0..2
+E0 = 3  # box half-extents at 3..5
+R0 = 6  # box axes: R[r][c] at R0 + 3*r + c
+S0 = 15  # sphere centre at 15..17
+SR = 18  # sphere radius
+SIZE = 19
+N_FCOLS = 20
+
+# bounding-volume kinds
+KIND_AABB = 0
+KIND_OBB = 1
+KIND_SPHERE = 2
+KIND_OBB_SPHERE = 3
+
+# overlap tests
+TEST_SAT15 = 0
+TEST_SAT6 = 1
+TEST_SPHERE = 2
+TEST_SPHERE5 = 3
+TEST_SPHERE15 = 4
+
+# separating-axis ids used by counters, traces and histograms:
+#   0..2  A's box axes (face normals), 3..5 B's box axes,
+#   6..14 A_i x B_j at 6 + 3*i + j, 15 the bounding-sphere test.
+# For oriented boxes the axes are sorted long, mid, short, so ids name roles.
+AXIS_SPHERE = 15
+N_AXES = 16
+AXIS_NONE = -1
+
+# traversal trace outcomes
+OUT_SEPARATED = 0
+OUT_OVERLAP = 1
+OUT_LEAF_HIT = 2
+OUT_LEAF_MISS = 3

@@ -1,0 +1,191 @@
+"""Oriented boxes (Gottschalk et al. 1996): covariance fit, fixed-axes refit and merge.
+
+Axes are stored as the columns of the node's 3x3 matrix, sorted by decreasing extent
+(long, mid, short), so the separating-axis ids of the overlap tests name roles; the
+dual OBB-sphere test (Chang et al. 2010) relies on that order.
+"""
+import numpy as np
+from numba import njit
+
+from .._layout import C0, E0, R0, SIZE
+from .._linalg import orthonormal_frame, sym_eig3
+from .aabb import box_size
+
+
+@njit(cache=True)
+def covariance_axes(node_axes, tri_m1, tri_m2, pts_m1, pts_m2, tri_area, prim_order, start, count):
+    """Principal axes of the node's triangles into ``node_axes`` (3, 3) columns.
+
+    Area-weighted covariance of the triangles' surface (Gottschalk's continuous formula,
+    precomputed per triangle as first and second moments ``tri_m1`` (m, 3), ``tri_m2``
+    (m, 6)); when the total area vanishes (all triangles degenerate) the covariance of
+    the vertices (``pts_m1``, ``pts_m2``) is used instead.
+    """
+    area = 0.0
+    for k in range(start, start + count):
+        area += tri_area[prim_order[k]]
+    s = np.zeros(9)
+    use_pts = not area > 0.0
+    for k in range(start, start + count):
+        f = prim_order[k]
+        if use_pts:
+            for d in range(3):
+                s[d] += pts_m1[f, d]
+            for d in range(6):
+                s[3 + d] += pts_m2[f, d]
+        else:
+            for d in range(3):
+                s[d] += tri_m1[f, d]
+            for d in range(6):
+                s[3 + d] += tri_m2[f, d]
+    w = 3.0 * count if use_pts else area
+    mx, my, mz = s[0] / w, s[1] / w, s[2] / w
+    # second moments are stored xx, xy, xz, yy, yz, zz
+    cxx = s[3] / w - mx * mx
+    cxy = s[4] / w - mx * my
+    cxz = s[5] / w - mx * mz
+    cyy = s[6] / w - my * my
+    cyz = s[7] / w - my * mz
+    czz = s[8] / w - mz * mz
+    sym_eig3(cxx, cxy, cxz, cyy, cyz, czz, node_axes)
+
+
+@njit(cache=True)
+def fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad):
+    """Tightest box of the node's triangles along the axes already in the node row;
+    then sort the axes by decreasing extent."""
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    r00, r01, r02 = nodes_f[node, R0], nodes_f[node, R0 + 1], nodes_f[node, R0 + 2]
+    r10, r11, r12 = nodes_f[node, R0 + 3], nodes_f[node, R0 + 4], nodes_f[node, R0 + 5]
+    r20, r21, r22 = nodes_f[node, R0 + 6], nodes_f[node, R0 + 7], nodes_f[node, R0 + 8]
+    for k in range(start, start + count):
+        f = prim_order[k]
+        for c in range(3):
+            v = faces[f, c]
+            x = verts[v, 0]
+            y = verts[v, 1]
+            z = verts[v, 2]
+            p0 = r00 * x + r10 * y + r20 * z
+            p1 = r01 * x + r11 * y + r21 * z
+            p2 = r02 * x + r12 * y + r22 * z
+            lo0 = min(lo0, p0)
+            hi0 = max(hi0, p0)
+            lo1 = min(lo1, p1)
+            hi1 = max(hi1, p1)
+            lo2 = min(lo2, p2)
+            hi2 = max(hi2, p2)
+    _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad)
+
+
+@njit(cache=True)
+def _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad):
+    """Store a box given by its interval along each of the node's axes, then sort."""
+    m0, m1, m2 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1), 0.5 * (lo2 + hi2)
+    for d in range(3):
+        nodes_f[node, C0 + d] = (nodes_f[node, R0 + 3 * d] * m0 + nodes_f[node, R0 + 3 * d + 1] * m1
+                                 + nodes_f[node, R0 + 3 * d + 2] * m2)
+    # pad covers both the rounding of this projection and of the later transforms
+    nodes_f[node, E0] = 0.5 * (hi0 - lo0) + pad
+    nodes_f[node, E0 + 1] = 0.5 * (hi1 - lo1) + pad
+    nodes_f[node, E0 + 2] = 0.5 * (hi2 - lo2) + pad
+    sort_axes(nodes_f, node)
+    nodes_f[node, SIZE] = box_size(nodes_f, node)
+
+
+@njit(cache=True)
+def sort_axes(nodes_f, node):
+    """Order the box axes long, mid, short (swapping columns with their extents) and
+    keep the frame right-handed."""
+    for _ in range(2):
+        for a in range(2):
+            if nodes_f[node, E0 + a] < nodes_f[node, E0 + a + 1]:
+                t = nodes_f[node, E0 + a]
+                nodes_f[node, E0 + a] = nodes_f[node, E0 + a + 1]
+                nodes_f[node, E0 + a + 1] = t
+                for r in range(3):
+                    t = nodes_f[node, R0 + 3 * r + a]
+                    nodes_f[node, R0 + 3 * r + a] = nodes_f[node, R0 + 3 * r + a + 1]
+                    nodes_f[node, R0 + 3 * r + a + 1] = t
+    # column 2 = column 0 x column 1 (a sign flip of an axis changes no box)
+    x0, x1, x2 = nodes_f[node, R0], nodes_f[node, R0 + 3], nodes_f[node, R0 + 6]
+    y0, y1, y2 = nodes_f[node, R0 + 1], nodes_f[node, R0 + 4], nodes_f[node, R0 + 7]
+    nodes_f[node, R0 + 2] = x1 * y2 - x2 * y1
+    nodes_f[node, R0 + 5] = x2 * y0 - x0 * y2
+    nodes_f[node, R0 + 8] = x0 * y1 - x1 * y0
+
+
+@njit(cache=True)
+def merge_keep_axes(nodes_f, node, left, right):
+    """Enclose the two children's boxes (their 8 corners each) in a box along the node's
+    current axes: the bottom-up refit of an OBB tree. Conservative, looser than a fit to
+    the primitives, and one pass."""
+    lo = np.full(3, np.inf)
+    hi = np.full(3, -np.inf)
+    for child in (left, right):
+        for sx in (-1.0, 1.0):
+            for sy in (-1.0, 1.0):
+                for sz in (-1.0, 1.0):
+                    ex = sx * nodes_f[child, E0]
+                    ey = sy * nodes_f[child, E0 + 1]
+                    ez = sz * nodes_f[child, E0 + 2]
+                    px = (nodes_f[child, C0] + nodes_f[child, R0] * ex + nodes_f[child, R0 + 1] * ey
+                          + nodes_f[child, R0 + 2] * ez)
+                    py = (nodes_f[child, C0 + 1] + nodes_f[child, R0 + 3] * ex
+                          + nodes_f[child, R0 + 4] * ey + nodes_f[child, R0 + 5] * ez)
+                    pz = (nodes_f[child, C0 + 2] + nodes_f[child, R0 + 6] * ex
+                          + nodes_f[child, R0 + 7] * ey + nodes_f[child, R0 + 8] * ez)
+                    for a in range(3):
+                        p = (nodes_f[node, R0 + a] * px + nodes_f[node, R0 + 3 + a] * py
+                             + nodes_f[node, R0 + 6 + a] * pz)
+                        lo[a] = min(lo[a], p)
+                        hi[a] = max(hi[a], p)
+    # children's padding is inherited; 1e-15 relative absorbs this projection's rounding
+    ext = max(hi[0] - lo[0], max(hi[1] - lo[1], hi[2] - lo[2]))
+    _write_local_box(nodes_f, node, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], 1e-15 * ext)
+
+
+def triangle_moments(vertices, faces):
+    """Per-triangle moments for :func:`covariance_axes` (vectorised numpy).
+
+    Returns ``tri_m1`` (m, 3) area * centroid, ``tri_m2`` (m, 6) area-weighted second
+    moments of the triangle surface (xx, xy, xz, yy, yz, zz), ``pts_m1`` (m, 3) and
+    ``pts_m2`` (m, 6) the same for its three vertices, and ``tri_area`` (m,).
+    """
+    p, q, r = (vertices[faces[:, i]] for i in range(3))
+    area = 0.5 * np.linalg.norm(np.cross(q - p, r - p), axis=1)
+    cen = (p + q + r) / 3.0
+    idx = ((0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2))
+    pts_m2 = np.stack([p[:, i] * p[:, j] + q[:, i] * q[:, j] + r[:, i] * r[:, j] for i, j in idx], axis=1)
+    # Gottschalk: integral over the triangle of x x^T = area/12 (9 c c^T + p p^T + q q^T + r r^T)
+    tri_m2 = (area / 12.0)[:, None] * (9.0 * np.stack([cen[:, i] * cen[:, j] for i, j in idx], axis=1) + pts_m2)
+    tri_m1 = area[:, None] * cen
+    pts_m1 = p + q + r
+    return (np.ascontiguousarray(tri_m1), np.ascontiguousarray(tri_m2), np.ascontiguousarray(pts_m1),
+            np.ascontiguousarray(pts_m2), np.ascontiguousarray(area))
+
+
+@njit(cache=True)
+def triangle_axes(axes, verts, faces, f):
+    """Frame of one triangle into ``axes`` (3, 3) columns: its longest edge, the in-plane
+    perpendicular, the normal. A triangle's minimum-area bounding rectangle has a side on
+    one of its edges; the longest edge is a cheap, good choice. Degenerate triangles get
+    an arbitrary completion of the edge direction (``orthonormal_frame``)."""
+    best = -1.0
+    ex = ey = ez = 0.0
+    ox = oy = oz = 0.0
+    for e in range(3):
+        a = faces[f, e]
+        b = faces[f, (e + 1) % 3]
+        dx = verts[b, 0] - verts[a, 0]
+        dy = verts[b, 1] - verts[a, 1]
+        dz = verts[b, 2] - verts[a, 2]
+        n2 = dx * dx + dy * dy + dz * dz
+        if n2 > best:
+            best = n2
+            ex, ey, ez = dx, dy, dz
+            c = faces[f, (e + 2) % 3]
+            ox, oy, oz = verts[c, 0] - verts[a, 0], verts[c, 1] - verts[a, 1], verts[c, 2] - verts[a, 2]
+    axes[0, 0], axes[1, 0], axes[2, 0] = ex, ey, ez
+    axes[0, 1], axes[1, 1], axes[2, 1] = ox, oy, oz
+    orthonormal_frame(axes)

@@ -1,0 +1,163 @@
+"""Bounding-volume hierarchies over triangle meshes: build, refit, rebuild, inspect."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import _layout as L
+from ._build import build_tree, refit_tree
+from .bv import BV_TYPES
+from .bv.obb import triangle_moments
+from .mesh import Mesh
+
+# Every box and sphere is grown by this fraction of the mesh's coordinate scale: it
+# absorbs the few ulps by which transforming a box and transforming the triangles it
+# encloses can round apart, so a BV test never rejects a pair the exact triangle test
+# (run on the transformed vertices) would accept.
+PAD_REL = 1e-12
+
+
+def _pad(vertices: np.ndarray) -> float:
+    return PAD_REL * float(np.abs(vertices).max() + np.ptp(vertices, axis=0).max())
+
+
+class BVH:
+    """A binary bounding-volume hierarchy over a mesh's triangles, in flat arrays.
+
+    Attributes
+    ----------
+    mesh : Mesh
+        The mesh at the last build or refit.
+    bv : str
+        ``"aabb"``, ``"obb"``, ``"sphere"`` or ``"obb_sphere"``.
+    nodes_f : (n, 20) float64
+        Per node: box centre, half-extents, axes (3x3 row-major, axes are columns), sphere
+        centre and radius, size. See ``cdcore._layout``.
+    nodes_i : (n, 4) int32
+        Per node: left child, right child (-1: leaf), start and count into ``prim_order``.
+    prim_order : (m,) int32
+        Triangle ids ordered so that every node's triangles are contiguous.
+    depth : (n,) int32
+        Depth of every node (root 0). Children always have larger ids than their parent.
+    """
+
+    def __init__(self, mesh: Mesh, bv: str, leaf_size: int, nodes_f, nodes_i, prim_order, depth):
+        self.mesh = mesh
+        self.bv = bv
+        self.kind = BV_TYPES[bv].kind
+        self.leaf_size = leaf_size
+        self.nodes_f = nodes_f
+        self.nodes_i = nodes_i
+        self.prim_order = prim_order
+        self.depth = depth
+
+    # ---- construction -------------------------------------------------------------
+    @classmethod
+    def build(cls, mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> "BVH":
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"mesh: expected cdcore.Mesh, got {type(mesh).__name__}")
+        if not isinstance(bv, str) or bv not in BV_TYPES:
+            raise ValueError(f"bv: expected one of {sorted(BV_TYPES)}, got {bv!r}")
+        if isinstance(leaf_size, bool) or not isinstance(leaf_size, (int, np.integer)):
+            raise TypeError(f"leaf_size: expected an int, got {type(leaf_size).__name__}")
+        if leaf_size < 1:
+            raise ValueError(f"leaf_size: must be >= 1, got {leaf_size}")
+        nodes_f, nodes_i, order, depth = _build_arrays(mesh, bv, int(leaf_size))
+        return cls(mesh, bv, int(leaf_size), nodes_f, nodes_i, order, depth)
+
+    def refit(self, vertices) -> None:
+        """Refit all volumes to new vertex positions, keeping the topology (one reverse
+        loop over the nodes, van den Bergen section 4).
+
+        vertices : (n, 3) float64, same count as the mesh's.
+        """
+        self.mesh = self.mesh.with_vertices(vertices)
+        refit_tree(self.kind, self.nodes_f, self.nodes_i, self.prim_order, self.mesh.vertices,
+                   self.mesh.faces, _pad(self.mesh.vertices))
+
+    def rebuild(self, vertices=None) -> None:
+        """Build the hierarchy anew (optionally for new vertex positions)."""
+        if vertices is not None:
+            self.mesh = self.mesh.with_vertices(vertices)
+        self.nodes_f, self.nodes_i, self.prim_order, self.depth = _build_arrays(
+            self.mesh, self.bv, self.leaf_size)
+
+    # ---- inspection ---------------------------------------------------------------
+    @property
+    def n_nodes(self) -> int:
+        return self.nodes_i.shape[0]
+
+    @property
+    def height(self) -> int:
+        return int(self.depth.max())
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        """(n,) bool."""
+        return self.nodes_i[:, L.LEFT] < 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(self.is_leaf.sum())
+
+    def node_primitives(self, node: int) -> np.ndarray:
+        s, c = self.nodes_i[node, L.START], self.nodes_i[node, L.COUNT]
+        return self.prim_order[s:s + c]
+
+    def box_centers(self) -> np.ndarray:
+        return self.nodes_f[:, L.C0:L.C0 + 3]
+
+    def box_extents(self) -> np.ndarray:
+        return self.nodes_f[:, L.E0:L.E0 + 3]
+
+    def box_axes(self) -> np.ndarray:
+        """(n, 3, 3): columns are the box axes."""
+        return self.nodes_f[:, L.R0:L.R0 + 9].reshape(-1, 3, 3)
+
+    def sphere_centers(self) -> np.ndarray:
+        return self.nodes_f[:, L.S0:L.S0 + 3]
+
+    def sphere_radii(self) -> np.ndarray:
+        return self.nodes_f[:, L.SR]
+
+    def box_corners(self, nodes=None) -> np.ndarray:
+        """(k, 8, 3) corners of the boxes of ``nodes`` (all by default), in the model frame."""
+        idx = np.arange(self.n_nodes) if nodes is None else np.asarray(nodes)
+        signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
+        local = signs[None, :, :] * self.box_extents()[idx][:, None, :]
+        return self.box_centers()[idx][:, None, :] + np.einsum("nij,nkj->nki", self.box_axes()[idx], local)
+
+    def check(self, rtol: float = 1e-12, children: bool | None = None) -> list[str]:
+        """Invariant check (numpy, for tests and the app's insight view); see
+        :func:`cdcore.check.check_bvh`. Returns a list of violations."""
+        from .check import check_bvh
+        return check_bvh(self, rtol, children)
+
+    def __repr__(self) -> str:
+        return (f"BVH(bv={self.bv!r}, triangles={self.mesh.n_faces}, nodes={self.n_nodes}, "
+                f"height={self.height}, leaf_size={self.leaf_size})")
+
+
+def _build_arrays(mesh: Mesh, bv: str, leaf_size: int):
+    v, f = mesh.vertices, mesh.faces
+    kind = BV_TYPES[bv].kind
+    if kind == L.KIND_AABB:
+        m1 = m2 = p1 = p2 = np.zeros((1, 6))
+        area = np.zeros(1)
+    else:
+        m1, m2, p1, p2, area = triangle_moments(v, f)
+    return build_tree(kind, v, f, leaf_size, _pad(v), m1, m2, p1, p2, area)
+
+
+def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:
+    """Build a bounding-volume hierarchy top-down (van den Bergen 1998, section 2).
+
+    Parameters
+    ----------
+    mesh : Mesh
+    bv : {"aabb", "obb", "sphere", "obb_sphere"}
+        Bounding-volume type. ``"obb_sphere"`` stores an OBB and a sphere per node
+        (Chang et al. 2010); ``"sphere"`` uses the spheres only.
+    leaf_size : int
+        Maximum number of triangles per leaf.
+    """
+    return BVH.build(mesh, bv, leaf_size)
