@@ -30,7 +30,10 @@ edge(s), all parallel):
         nB, eA x eB_j                  (already in the list above)
     segment-triangle, segment parallel to B's plane (C is a flat polygon with edges eB_j
     and eA):
-        nB, nB x eB_j, nB x eA_i       (the last three are new; symmetric: nA x eB_j)
+        nB, nB x eB_j, nB x eA_i       (the last three are new; symmetric: nA x eB_j.
+                                       In exact arithmetic they are also implied by the
+                                       e x (e x d) axes below, since every d then lies in
+                                       the plane; they are kept as cheaper, earlier axes)
     point-triangle (C is a triangle):  nB, nB x eB_j
     segment-segment, not parallel (C is a parallelogram spanned by eA, eB):
         eA x eB                        (0 off the parallelogram's plane)
@@ -231,7 +234,7 @@ def tri_tri_overlap_xyz(ax, ay, az, bx, by, bz, cx, cy, cz,
 
     # stage 4: degenerate triangles only
     if _is_degenerate(nA, eA0, eA1, eA2) or _is_degenerate(nB, eB0, eB1, eB2):
-        return True or _stage4_separates(nA, nB, eA0, eA1, eA2, eB0, eB1, eB2,
+        return not _stage4_separates(nA, nB, eA0, eA1, eA2, eB0, eB1, eB2,
                                      a1, a2, b0, b1, b2)
     return True
 
