@@ -75,7 +75,7 @@ BUFFER_FULL = 1  # pairs or trace is full: grow it and call again with the retur
 
 
 @njit(cache=True)
-def traverse(kind, program, axes, use_sphere, use_box, first, trace_on, R, t,
+def traverse(kind, program, axes, use_sphere, use_box, first, trace_on, exact_leaves, R, t,
              nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
              pairs, n_pairs, trace, n_trace, stack, sp, counters, hist):
     """Collide two hierarchies, resumably.
@@ -84,7 +84,9 @@ def traverse(kind, program, axes, use_sphere, use_box, first, trace_on, R, t,
     (0, 0)); appends intersecting triangle pairs to ``pairs`` (cap, 2) after ``n_pairs``
     rows and, when ``trace_on``, one row (node_a, node_b, outcome, axis) per tested node
     pair to ``trace`` (cap, 4) after ``n_trace`` rows; adds to ``counters`` and to the
-    exit-axis histogram ``hist`` (16,). ``program``/``axes`` choose the box axes
+    exit-axis histogram ``hist`` (16,). With ``exact_leaves`` False, a leaf pair whose
+    volumes overlap records all its primitive pairs untested (a broad phase: used over
+    articulation hierarchies, whose primitives are links). ``program``/``axes`` choose the box axes
     (``_overlap.sat_program``). The stack needs ``height_a + height_b + 2`` rows: every
     descent pushes two siblings and pops one.
 
@@ -163,8 +165,16 @@ def traverse(kind, program, axes, use_sphere, use_box, first, trace_on, R, t,
             outcome = OUT_SEPARATED
         elif leaf_a and leaf_b:
             counters[2] += 1
-            hit, n_pairs = _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB,
-                                      first, pairs, n_pairs, counters)
+            if exact_leaves:
+                hit, n_pairs = _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB,
+                                          first, pairs, n_pairs, counters)
+            else:
+                hit = True
+                for ja in range(niA[a, START], niA[a, START] + niA[a, COUNT]):
+                    for jb in range(niB[b, START], niB[b, START] + niB[b, COUNT]):
+                        pairs[n_pairs, 0] = poA[ja]
+                        pairs[n_pairs, 1] = poB[jb]
+                        n_pairs += 1
             if hit:
                 outcome = OUT_LEAF_HIT
             else:
@@ -213,7 +223,7 @@ def traverse_batch(kind, program, axes, use_sphere, use_box, pose_a, poses_b,
         _relative_transform(pose_a, poses_b[i], R, t)
         stack[0, 0] = 0
         stack[0, 1] = 0
-        _, _, n_pairs, _ = traverse(kind, program, axes, use_sphere, use_box, True, False, R, t,
+        _, _, n_pairs, _ = traverse(kind, program, axes, use_sphere, use_box, True, False, True, R, t,
                                     nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
                                     pairs, 0, trace, 0, stack, 1, counters, hist)
         hits[i] = n_pairs > 0

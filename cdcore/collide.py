@@ -118,6 +118,59 @@ def _stats(counters, hist, t_total) -> CollisionStats:
                           t_prim=t_prim, axis_hist=hist)
 
 
+@dataclass
+class TreeView:
+    """The arrays one side of a traversal needs (a mesh BVH, or an articulation
+    hierarchy whose primitives are links)."""
+    kind: int
+    nodes_f: np.ndarray
+    nodes_i: np.ndarray
+    prim_order: np.ndarray
+    vertices: np.ndarray
+    faces: np.ndarray
+    leaf_size: int
+    height: int
+
+    @classmethod
+    def of(cls, bvh: BVH) -> "TreeView":
+        return cls(bvh.kind, bvh.nodes_f, bvh.nodes_i, bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces,
+                   bvh.leaf_size, bvh.height)
+
+
+def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace: bool,
+                  exact_leaves: bool = True):
+    """Drive the resumable ``traverse`` kernel, growing its buffers as needed.
+    Returns (pairs (k, 2) int32 unsorted, Trace or None, CollisionStats)."""
+    program, axes, use_sphere, use_box = test_plan(test)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist = np.zeros(L.N_AXES, dtype=np.int64)
+    pairs = np.empty((max(64, a.leaf_size * b.leaf_size), 2), dtype=np.int32)
+    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
+    stack = np.empty((a.height + b.height + 2, 2), dtype=np.int32)
+    stack[0] = 0
+    sp, n_pairs, n_trace = 1, 0, 0
+    t0 = time.perf_counter()
+    while True:
+        status, sp, n_pairs, n_trace = traverse(
+            a.kind, program, axes, use_sphere, use_box, first, trace, exact_leaves, R, t,
+            a.nodes_f, a.nodes_i, a.prim_order, a.vertices, a.faces,
+            b.nodes_f, b.nodes_i, b.prim_order, b.vertices, b.faces,
+            pairs, n_pairs, tr, n_trace, stack, sp, counters, hist)
+        if status == DONE:
+            break
+        # a buffer is full: double it and resume where the traversal stopped
+        if n_pairs + a.leaf_size * b.leaf_size > len(pairs):
+            pairs = np.concatenate([pairs, np.empty_like(pairs)])
+        if trace and n_trace >= len(tr):
+            tr = np.concatenate([tr, np.empty_like(tr)])
+    t_total = time.perf_counter() - t0
+    trace_obj = None
+    if trace:
+        rows = tr[:n_trace]
+        trace_obj = Trace(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].copy())
+    return pairs[:n_pairs], trace_obj, _stats(counters, hist, t_total)
+
+
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
             contacts: str = "all", trace: bool = False) -> CollisionResult:
     """Intersect two posed meshes through their hierarchies.
@@ -142,40 +195,11 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
     pa, pb = as_pose(pose_a, "pose_a"), as_pose(pose_b, "pose_b")
     R, t = relative_transform(pa, pb)
-    program, axes, use_sphere, use_box = test_plan(test)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    hist = np.zeros(L.N_AXES, dtype=np.int64)
-    a, b = bvh_a, bvh_b
-    pairs = np.empty((max(64, a.leaf_size * b.leaf_size), 2), dtype=np.int32)
-    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
-    stack = np.empty((a.height + b.height + 2, 2), dtype=np.int32)
-    stack[0] = 0
-    sp, n_pairs, n_trace = 1, 0, 0
-    first = contacts == "first"
-    t0 = time.perf_counter()
-    while True:
-        status, sp, n_pairs, n_trace = traverse(
-            a.kind, program, axes, use_sphere, use_box, first, bool(trace), R, t,
-            a.nodes_f, a.nodes_i, a.prim_order, a.mesh.vertices, a.mesh.faces,
-            b.nodes_f, b.nodes_i, b.prim_order, b.mesh.vertices, b.mesh.faces,
-            pairs, n_pairs, tr, n_trace, stack, sp, counters, hist)
-        if status == DONE:
-            break
-        # a buffer is full: double it and resume where the traversal stopped
-        if n_pairs + a.leaf_size * b.leaf_size > len(pairs):
-            pairs = np.concatenate([pairs, np.empty_like(pairs)])
-        if trace and n_trace >= len(tr):
-            tr = np.concatenate([tr, np.empty_like(tr)])
-    t_total = time.perf_counter() - t0
-    out = pairs[:n_pairs]
-    if n_pairs > 1:
+    out, trace_obj, stats = run_traversal(TreeView.of(bvh_a), TreeView.of(bvh_b), test, R, t,
+                                          contacts == "first", bool(trace))
+    if len(out) > 1:
         out = out[np.lexsort((out[:, 1], out[:, 0]))]
-    trace_obj = None
-    if trace:
-        rows = tr[:n_trace]
-        trace_obj = Trace(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].copy())
-    return CollisionResult(bool(n_pairs > 0), np.ascontiguousarray(out), _stats(counters, hist, t_total),
-                           trace_obj)
+    return CollisionResult(bool(len(out) > 0), np.ascontiguousarray(out), stats, trace_obj)
 
 
 def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None = None) -> BatchResult:

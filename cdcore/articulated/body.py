@@ -1,0 +1,172 @@
+"""Articulated bodies: rigid links joined by revolute joints, with forward kinematics."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._layout import C0, E0, R0
+from ..bvh import BVH, build_bvh
+from ..bv.obb import triangle_moments
+from ..mesh import Mesh
+from ..transforms import as_pose
+from ._fk import fk_frames
+
+
+@dataclass
+class Link:
+    """One rigid link.
+
+    Parameters
+    ----------
+    name : str
+    mesh : Mesh
+        Geometry in the link frame; the link frame's origin is its joint.
+    parent : int
+        Index of the parent link, -1 for the root. Parents come before children.
+    origin : (4, 4) float64
+        The joint frame in the parent link's frame at zero angle (root: in the body frame).
+    axis : (3,) float64
+        Revolute joint axis in the joint frame.
+    limits : (2,) float64
+        Joint angle range in radians.
+    """
+
+    name: str
+    mesh: Mesh
+    parent: int = -1
+    origin: np.ndarray = field(default_factory=lambda: np.eye(4))
+    axis: np.ndarray = field(default_factory=lambda: np.array([0.0, 0.0, 1.0]))
+    limits: tuple = (-np.pi, np.pi)
+
+
+class ArticulatedBody:
+    """A tree of rigid links, each with a precomputed mesh hierarchy and leaf OBB.
+
+    Parameters
+    ----------
+    links : list of Link
+        In parent-before-child order.
+    name : str
+    mesh_bv : str
+        Bounding-volume type of the links' own mesh hierarchies (the exact queries).
+    """
+
+    def __init__(self, links: list[Link], name: str = "body", mesh_bv: str = "obb", leaf_size: int = 1):
+        if not links:
+            raise ValueError("links: an articulated body needs at least one link")
+        self.name = name
+        self.links = list(links)
+        L = len(links)
+        self.parents = np.empty(L, dtype=np.int32)
+        self.origins = np.empty((L, 4, 4))
+        self.axes = np.empty((L, 3))
+        self.limits = np.empty((L, 2))
+        for i, ln in enumerate(links):
+            if not isinstance(ln, Link):
+                raise TypeError(f"links[{i}]: expected Link, got {type(ln).__name__}")
+            if not isinstance(ln.mesh, Mesh):
+                raise TypeError(f"links[{i}].mesh: expected cdcore.Mesh, got {type(ln.mesh).__name__}")
+            if not (-1 <= ln.parent < i) or (ln.parent == -1 and i != 0) or (i == 0 and ln.parent != -1):
+                raise ValueError(f"links[{i}] ({ln.name}): parent {ln.parent} must be an earlier link "
+                                 f"(only link 0 is the root)")
+            self.parents[i] = ln.parent
+            self.origins[i] = as_pose(ln.origin, f"links[{i}].origin")
+            ax = np.asarray(ln.axis, dtype=np.float64)
+            if ax.shape != (3,) or not np.all(np.isfinite(ax)) or np.linalg.norm(ax) < 1e-12:
+                raise ValueError(f"links[{i}].axis: expected a finite non-zero 3-vector, got {ln.axis!r}")
+            self.axes[i] = ax / np.linalg.norm(ax)
+            lo, hi = (float(x) for x in ln.limits)
+            if not lo <= hi:
+                raise ValueError(f"links[{i}].limits: lower {lo} above upper {hi}")
+            self.limits[i] = lo, hi
+        self.mesh_bv = mesh_bv
+        self.bvhs: list[BVH] = [build_bvh(ln.mesh, mesh_bv, leaf_size) for ln in links]
+        self._pack()
+        self._leaf_volumes()
+        from .hierarchy import build_topology
+        self.tree = build_topology(self.parents)
+
+    # ---- kinematics ------------------------------------------------------------
+    @property
+    def n_links(self) -> int:
+        return len(self.links)
+
+    @property
+    def n_dofs(self) -> int:
+        return len(self.links)
+
+    def adjacent_pairs(self) -> set:
+        """Parent-child link pairs (excluded from self-collision)."""
+        return {(int(p), i) for i, p in enumerate(self.parents) if p >= 0}
+
+    def clip(self, q) -> np.ndarray:
+        return np.clip(q, self.limits[:, 0], self.limits[:, 1])
+
+    def fk(self, q, root_pose=None) -> np.ndarray:
+        """World pose (L, 4, 4) of every link for joint angles ``q`` (L,) (not clipped)."""
+        q = np.asarray(q, dtype=np.float64)
+        if q.shape != (self.n_dofs,):
+            raise ValueError(f"q: expected shape ({self.n_dofs},), got {q.shape}")
+        return self.fk_frames(q[None], None if root_pose is None else np.asarray(root_pose)[None])[0]
+
+    def fk_frames(self, q, root_poses=None) -> np.ndarray:
+        """Vectorised FK: ``q`` (F, L), ``root_poses`` (F, 4, 4) or None -> (F, L, 4, 4)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        if q.ndim != 2 or q.shape[1] != self.n_dofs:
+            raise ValueError(f"q: expected shape (frames, {self.n_dofs}), got {q.shape}")
+        if not np.all(np.isfinite(q)):
+            raise ValueError("q: contains NaN or infinite joint angles")
+        if root_poses is None:
+            root_poses = np.broadcast_to(np.eye(4), (len(q), 4, 4))
+        root_poses = np.ascontiguousarray(root_poses, dtype=np.float64)
+        if root_poses.shape != (len(q), 4, 4):
+            raise ValueError(f"root_poses: expected shape ({len(q)}, 4, 4), got {root_poses.shape}")
+        out = np.empty((len(q), self.n_links, 4, 4))
+        fk_frames(self.parents, self.origins, self.axes, q, root_poses, out)
+        return out
+
+    # ---- packed link geometry for the kernels ------------------------------------
+    def _pack(self):
+        """Concatenate the links' mesh hierarchies; slices by the offsets give each link's
+        arrays with its own local indices."""
+        b = self.bvhs
+        self.node_off = np.cumsum([0] + [x.n_nodes for x in b]).astype(np.int64)
+        self.prim_off = np.cumsum([0] + [x.mesh.n_faces for x in b]).astype(np.int64)
+        self.vert_off = np.cumsum([0] + [x.mesh.n_vertices for x in b]).astype(np.int64)
+        self.nodes_f = np.ascontiguousarray(np.vstack([x.nodes_f for x in b]))
+        self.nodes_i = np.ascontiguousarray(np.vstack([x.nodes_i for x in b]))
+        self.prim_order = np.ascontiguousarray(np.concatenate([x.prim_order for x in b]))
+        self.vertices = np.ascontiguousarray(np.vstack([x.mesh.vertices for x in b]))
+        self.faces = np.ascontiguousarray(np.vstack([x.mesh.faces for x in b]))
+        self.max_height = max(x.height for x in b)
+
+    def _leaf_volumes(self):
+        """Per link: the leaf OBB (the root box of an OBB hierarchy of the link: a
+        covariance fit, identical for the ``obb`` and ``cab`` updates), and the area-weighted
+        surface moments used by the ``obb`` update's covariance."""
+        L = self.n_links
+        self.leaf_c = np.empty((L, 3))
+        self.leaf_R = np.empty((L, 3, 3))
+        self.leaf_e = np.empty((L, 3))
+        self.moments = np.zeros((L, 10))  # area, area*centroid (3), second moments (6)
+        for i, ln in enumerate(self.links):
+            ob = self.bvhs[i] if self.mesh_bv in ("obb", "obb_sphere") else build_bvh(ln.mesh, "obb")
+            self.leaf_c[i] = ob.nodes_f[0, C0:C0 + 3]
+            self.leaf_e[i] = ob.nodes_f[0, E0:E0 + 3]
+            self.leaf_R[i] = ob.nodes_f[0, R0:R0 + 9].reshape(3, 3)
+            m1, m2, p1, p2, area = triangle_moments(ln.mesh.vertices, ln.mesh.faces)
+            if area.sum() > 0:
+                self.moments[i, 0] = area.sum()
+                self.moments[i, 1:4] = m1.sum(axis=0)
+                self.moments[i, 4:10] = m2.sum(axis=0)
+            else:  # all triangles degenerate: vertex moments
+                self.moments[i, 0] = 3.0 * len(p1)
+                self.moments[i, 1:4] = p1.sum(axis=0)
+                self.moments[i, 4:10] = p2.sum(axis=0)
+
+    def link_vertices(self, i: int) -> np.ndarray:
+        return self.vertices[self.vert_off[i]:self.vert_off[i + 1]]
+
+    def __repr__(self) -> str:
+        return f"ArticulatedBody({self.name!r}, links={self.n_links}, triangles={len(self.faces)})"
