@@ -83,6 +83,9 @@ class ArticulatedBody:
         self.mesh_bv = mesh_bv
         self.bvhs: list[BVH] = [build_bvh(ln.mesh, mesh_bv, leaf_size) for ln in links]
         self._pack()
+        if L == 1:  # share the single link's arrays (a deforming link refits in place)
+            b = self.bvhs[0]
+            self.nodes_f, self.nodes_i, self.prim_order = b.nodes_f, b.nodes_i, b.prim_order
         self._leaf_volumes()
         from .hierarchy import build_topology
         self.tree = build_topology(self.parents)
@@ -164,6 +167,31 @@ class ArticulatedBody:
                 self.moments[i, 0] = 3.0 * len(p1)
                 self.moments[i, 1:4] = p1.sum(axis=0)
                 self.moments[i, 4:10] = p2.sum(axis=0)
+
+    def set_link_vertices(self, i: int, vertices, rebuild: bool = False) -> None:
+        """Deform link ``i``: refit (or rebuild) its mesh hierarchy to ``vertices`` (n, 3)
+        and refresh the packed arrays and its leaf box (the refitted root box)."""
+        bvh = self.bvhs[i]
+        if rebuild:
+            bvh.rebuild(vertices)
+        else:
+            bvh.refit(vertices)
+        if self.n_links == 1:  # share the arrays, no copy
+            self.nodes_f, self.nodes_i, self.prim_order = bvh.nodes_f, bvh.nodes_i, bvh.prim_order
+            self.vertices = bvh.mesh.vertices
+            self.max_height = bvh.height
+        else:
+            if bvh.n_nodes != self.node_off[i + 1] - self.node_off[i]:
+                self._pack()
+            else:
+                self.nodes_f[self.node_off[i]:self.node_off[i + 1]] = bvh.nodes_f
+                self.nodes_i[self.node_off[i]:self.node_off[i + 1]] = bvh.nodes_i
+                self.prim_order[self.prim_off[i]:self.prim_off[i + 1]] = bvh.prim_order
+                self.vertices[self.vert_off[i]:self.vert_off[i + 1]] = bvh.mesh.vertices
+                self.max_height = max(b.height for b in self.bvhs)
+        self.leaf_c[i] = bvh.nodes_f[0, C0:C0 + 3]
+        self.leaf_e[i] = bvh.nodes_f[0, E0:E0 + 3]
+        self.leaf_R[i] = bvh.nodes_f[0, R0:R0 + 9].reshape(3, 3)
 
     def link_vertices(self, i: int) -> np.ndarray:
         return self.vertices[self.vert_off[i]:self.vert_off[i + 1]]
