@@ -10,6 +10,11 @@ def sym_eig3(a00, a01, a02, a11, a12, a22, vecs):
     Writes the eigenvectors as the columns of ``vecs`` (3, 3), sorted by decreasing
     eigenvalue, right-handed. Returns nothing; ~30 rotations at most for doubles.
     """
+    # scale to unit magnitude so the convergence test neither underflows nor overflows
+    scale = max(max(abs(a00), abs(a01)), max(max(abs(a02), abs(a11)), max(abs(a12), abs(a22))))
+    if scale == 0.0 or not np.isfinite(scale):
+        scale = 1.0
+    a00, a01, a02, a11, a12, a22 = a00 / scale, a01 / scale, a02 / scale, a11 / scale, a12 / scale, a22 / scale
     a = np.empty((3, 3))
     a[0, 0] = a00
     a[0, 1] = a01

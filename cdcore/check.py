@@ -28,6 +28,7 @@ def check_bvh(bvh, rtol: float = 1e-12, children: bool | None = None) -> list[st
         errs.append("a child id is not greater than its parent's")
     if np.any(internal & ((left >= n) | (right >= n))):
         errs.append("a child id is out of range")
+        return errs  # the volume checks below would follow the broken links
     leaves = ~internal
     covered = np.concatenate([bvh.node_primitives(i) for i in np.flatnonzero(leaves)])
     if len(covered) != len(f) or not np.array_equal(np.sort(covered), np.arange(len(f))):

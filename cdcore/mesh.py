@@ -28,7 +28,8 @@ def as_vertices(vertices, name="vertices") -> np.ndarray:
         raise ValueError(f"{name}: expected shape (n, 3), got {arr.shape}")
     if arr.shape[0] == 0:
         raise ValueError(f"{name}: the mesh has no vertices")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    # always a private copy: the mesh is read-only and must not alias the caller's memory
+    arr = np.array(arr, dtype=np.float64, order="C", copy=True)
     bad = ~np.isfinite(arr)
     if bad.any():
         row = int(np.argwhere(bad)[0, 0])
@@ -43,6 +44,8 @@ def as_faces(faces, n_vertices: int, name="faces") -> np.ndarray:
         arr = np.asarray(faces)
     except Exception as exc:
         raise ValueError(f"{name}: cannot be read as an array ({exc})") from None
+    if arr.size == 0 and arr.ndim <= 2:
+        raise ValueError(f"{name}: the mesh has no triangles")
     if arr.dtype.kind not in "iu":
         if arr.dtype.kind == "f" and arr.size and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             raise TypeError(f"{name}: expected an integer array, got {arr.dtype} (cast it with .astype(int))")
@@ -59,7 +62,7 @@ def as_faces(faces, n_vertices: int, name="faces") -> np.ndarray:
                          f"(row {int(np.argmax(arr.max(axis=1)))})")
     if n_vertices > _INT32_MAX:
         raise ValueError(f"{name}: more than 2**31-1 vertices are not supported")
-    return np.ascontiguousarray(arr, dtype=np.int32)
+    return np.array(arr, dtype=np.int32, order="C", copy=True)
 
 
 @dataclass(frozen=True, eq=False)
