@@ -1,0 +1,1 @@
+"""Benchmarks of cdcore against peer libraries (``python -m cdcore.bench``)."""

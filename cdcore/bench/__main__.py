@@ -1,0 +1,34 @@
+"""``python -m cdcore.bench`` / ``cdcore-bench``: benchmark subcommands.
+
+Every subcommand lives in its own module with ``add_parser(subparsers)`` (which registers
+its parser and ``set_defaults(run=run)``) and ``run(args) -> int`` (the exit code). Add a
+module to ``SUBCOMMANDS`` to add a subcommand.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import fcl_bench
+
+SUBCOMMANDS = (fcl_bench,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cdcore-bench", description="Benchmarks of cdcore's collision queries against peer libraries.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for module in SUBCOMMANDS:
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Console-script entry: parse ``argv`` (default ``sys.argv[1:]``), run the subcommand and
+    return its exit code (argparse exits with code 2 on bad arguments)."""
+    args = build_parser().parse_args(argv)
+    return int(args.run(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
