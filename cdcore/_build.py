@@ -19,6 +19,7 @@ def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
              tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf):
     """Fit every bounding volume of ``kind`` to the node's triangles."""
     if kind == KIND_AABB:
+        aabb.set_identity_axes(nodes_f, node)
         aabb.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
         return
     if count == 1:

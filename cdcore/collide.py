@@ -46,9 +46,16 @@ class CollisionStats:
     false_alarms: int = 0
     max_stack: int = 0
     t_total: float = 0.0
-    t_bv: float = 0.0
-    t_prim: float = 0.0
+    prim_cycles: int = 0  # cycle-counter ticks inside exact triangle tests
     axis_hist: np.ndarray = field(default_factory=lambda: np.zeros(L.N_AXES, dtype=np.int64))
+
+    @property
+    def t_prim(self) -> float:
+        return min(self.prim_cycles * seconds_per_cycle(), self.t_total)
+
+    @property
+    def t_bv(self) -> float:
+        return self.t_total - self.t_prim
 
     @property
     def separated(self) -> int:
@@ -111,11 +118,8 @@ def test_plan(test):
 
 
 def _stats(counters, hist, t_total) -> CollisionStats:
-    t_prim = min(float(counters[4]) * seconds_per_cycle(), t_total)
-    return CollisionStats(bv_tests=int(counters[0]), prim_tests=int(counters[1]),
-                          leaf_pairs=int(counters[2]), false_alarms=int(counters[3]),
-                          max_stack=int(counters[5]), t_total=t_total, t_bv=t_total - t_prim,
-                          t_prim=t_prim, axis_hist=hist)
+    c = counters.tolist()
+    return CollisionStats(c[0], c[1], c[2], c[3], c[5], t_total, c[4], hist)
 
 
 @dataclass
@@ -133,8 +137,7 @@ class TreeView:
 
     @classmethod
     def of(cls, bvh: BVH) -> "TreeView":
-        return cls(bvh.kind, bvh.nodes_f, bvh.nodes_i, bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces,
-                   bvh.leaf_size, bvh.height)
+        return bvh.view()
 
 
 def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace: bool,

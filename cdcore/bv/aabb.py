@@ -45,8 +45,8 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
             hi1 = max(hi1, y)
             lo2 = min(lo2, z)
             hi2 = max(hi2, z)
+    # axes are set once at build (set_identity_axes); a refit leaves them alone
     write_minmax(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad)
-    set_identity_axes(nodes_f, node)
     nodes_f[node, SIZE] = box_size(nodes_f, node)
 
 
