@@ -43,10 +43,12 @@ class SceneRunner:
         Overlap test of the broad phase (``BODY_TESTS``).
     deform : {"refit", "rebuild"}
         What deforming meshes do every frame.
+    exact_test : str, optional
+        Overlap test inside the exact (mesh-level) queries; default: the mesh BV type's.
     """
 
     def __init__(self, scene: Scene, method: str = "cab", test: str = "sat15", deform: str = "refit",
-                 trace: bool = False):
+                 trace: bool = False, exact_test: str | None = None):
         if method not in UPDATE_METHODS:
             raise ValueError(f"method: expected one of {UPDATE_METHODS}, got {method!r}")
         if deform not in ("refit", "rebuild"):
@@ -56,6 +58,7 @@ class SceneRunner:
         self.test = test
         self.deform = deform
         self.trace = trace
+        self.exact_test = exact_test
         self.hierarchies = [BodyHierarchy(b.body, method) for b in scene.bodies]
         self.frame = -1
 
@@ -75,7 +78,8 @@ class SceneRunner:
             t_upd += h.update(sb.link_poses[frame])
         out = FrameResult(frame, t_upd + t_def, 0.0, 0.0, t_def, 0, 0, 0, 0, 0)
         for i, j in s.pairs:
-            r = collide_bodies(self.hierarchies[i], self.hierarchies[j], self.test, trace=self.trace)
+            r = collide_bodies(self.hierarchies[i], self.hierarchies[j], self.test, trace=self.trace,
+                               exact_test=self.exact_test)
             out.pairs.append(r)
             out.t_test += r.t_test
             out.t_query += r.t_query
@@ -97,7 +101,8 @@ class SceneRunner:
         for i, j in s.pairs:
             a, b = s.bodies[i], s.bodies[j]
             pairs = brute_force_pairs(a.body, b.body, self_collision=i == j)
-            hits, stats, dt = run_exact_queries(a.body, a.link_poses[frame], b.body, b.link_poses[frame], pairs)
+            hits, stats, dt = run_exact_queries(a.body, a.link_poses[frame], b.body, b.link_poses[frame], pairs,
+                                                self.exact_test)
             out.t_query += dt
             out.bv_tests += stats.bv_tests
             out.prim_tests += stats.prim_tests

@@ -1,0 +1,1 @@
+"""The BVH visual debugger (PySide6 + pyvista): ``python -m app``."""

@@ -1,0 +1,356 @@
+"""The debugger's state, Qt-free: the scene, the chosen BV type / update method / test,
+the current frame and its results, the trees to draw with their node states, the
+traversals to step through, recording and compare mode. Views connect to its signals."""
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from cdcore import BV_TYPES, collide, load_mesh
+from cdcore import _layout as L
+from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
+from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
+
+from .recorder import Recorder
+from .signals import Signal
+from .stepper import Stepper
+from .trees import NOT_VISITED, Traversal, Tree, apply_trace_states
+
+HISTORY = 600  # frames kept for the live plots
+
+
+def family_of(bv: str) -> str:
+    return "aabb" if bv == "aabb" else "sphere" if bv == "sphere" else "kdop" if bv.startswith("kdop") else "obb"
+
+
+@dataclass
+class FrameRecord:
+    """One computed frame for the plots, the counters and the recorder (times in s)."""
+    frame: int
+    t_update: float
+    t_test: float
+    t_query: float
+    t_total: float
+    bv_tests: int
+    prim_tests: int
+    n_exact: int
+    n_false: int
+    contacts: int
+    t_render: float = 0.0
+    fps: float = 0.0
+
+
+class Session:
+    """Everything the app shows. ``goto(frame)`` computes a frame (timed, as the bench
+    does) then, untimed, the traces that colour the trees; ``commit(t_render)`` records
+    it once drawn. Errors the user caused (bad files, bad settings) raise ``ValueError``
+    / ``OSError`` with a readable message; widgets show them in a dialog."""
+
+    def __init__(self):
+        self.scene_changed = Signal()      # ()
+        self.frame_changed = Signal()      # (FrameRecord)
+        self.settings_changed = Signal()   # ()
+        self.recording_changed = Signal()  # (bool)
+        self.scene = None
+        self.runner = None
+        self.bv = "obb"
+        self.method = "cab"
+        self.test = "sat15"
+        self.deform = "refit"
+        self.frame = 0
+        self.playing = False
+        self.speed = 1
+        self.visuals = True
+        self.deferred_commit = False  # a view commits after drawing
+        self.history: deque[FrameRecord] = deque(maxlen=HISTORY)
+        self.result = None
+        self.record: FrameRecord | None = None
+        self.trees: list[Tree] = []
+        self.states: list[np.ndarray] = []
+        self.traversals: list[Traversal] = []
+        self.selected_pair = 0
+        self.heat_frames = 60
+        self._heat: deque = deque(maxlen=self.heat_frames)
+        self.recorder: Recorder | None = None
+        self._last_commit = None
+        self.compare = None  # CompareModel, when on
+        self.source_meshes: list[str] = []
+
+    # ---- scenes -----------------------------------------------------------------
+    @staticmethod
+    def scene_names() -> list[str]:
+        return list_scenes()
+
+    def load_scene(self, name_or_path: str, frames: int | None = None) -> None:
+        self.scene = load_scene(name_or_path, frames=frames, mesh_bv=self.bv)
+        self.source_meshes = []
+        self._scene_loaded()
+
+    def load_meshes(self, paths, frames: int = 1000) -> None:
+        """A rigid scene from the user's mesh files (one file: the mesh against itself;
+        two: A against B), under random placements like the rigid scenes."""
+        paths = [os.fspath(p) for p in paths]
+        if not 1 <= len(paths) <= 2:
+            raise ValueError("open one mesh (collided with itself) or two meshes (A and B)")
+        meshes = [load_mesh(p) for p in paths]
+        a, b = meshes[0], meshes[-1]
+        size = float(max(np.ptp(a.vertices, axis=0).max(), np.ptp(b.vertices, axis=0).max()))
+        self.scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
+            os.path.basename(p) for p in paths), mesh_bv=self.bv)
+        self.source_meshes = paths
+        self._scene_loaded()
+
+    def _scene_loaded(self):
+        self.selected_pair = 0
+        self.history.clear()
+        self._heat.clear()
+        self.frame = 0
+        self.playing = False
+        self._make_runner()
+        self.scene_changed.emit()
+        self.goto(0)
+
+    def _make_runner(self):
+        broad = self.test if self.test in BODY_TESTS else "sat15"
+        self.runner = SceneRunner(self.scene, self.method, broad, self.deform, exact_test=self.exact_test)
+        if self.compare is not None:
+            self.compare.rebuild(self)
+
+    @property
+    def exact_test(self) -> str:
+        tests = BV_TYPES[self.bv].tests
+        return self.test if self.test in tests else tests[0]
+
+    @property
+    def tests(self) -> tuple:
+        """Overlap tests valid for the current BV type."""
+        return BV_TYPES[self.bv].tests
+
+    # ---- settings -----------------------------------------------------------------
+    def set_bv(self, bv: str) -> None:
+        if bv not in BV_TYPES:
+            raise ValueError(f"unknown BV type {bv!r}")
+        if bv == self.bv:
+            return
+        self.bv = bv
+        if self.test not in self.tests:
+            self.test = self.tests[0]
+        if self.scene is not None:
+            name = self.scene.source or None
+            frame = self.frame
+            if self.source_meshes:
+                self.load_meshes(self.source_meshes, self.scene.frames)
+            elif name:
+                self.load_scene(name, frames=self.scene.frames)
+            self.goto(min(frame, self.scene.frames - 1))
+        self.settings_changed.emit()
+
+    def set_method(self, method: str) -> None:
+        if method not in UPDATE_METHODS:
+            raise ValueError(f"unknown update method {method!r}")
+        self.method = method
+        self._settings_applied()
+
+    def set_test(self, test: str) -> None:
+        if test not in self.tests:
+            raise ValueError(f"test {test!r} is not available for {self.bv}; choose one of {self.tests}")
+        self.test = test
+        self._settings_applied()
+
+    def set_deform(self, mode: str) -> None:
+        if mode not in ("refit", "rebuild"):
+            raise ValueError(f"unknown deform mode {mode!r}")
+        self.deform = mode
+        self._settings_applied()
+
+    def _settings_applied(self):
+        if self.scene is not None:
+            self._make_runner()
+            self.goto(self.frame)
+        self.settings_changed.emit()
+
+    def select_pair(self, index: int) -> None:
+        if self.scene is None or not 0 <= index < len(self.scene.pairs):
+            raise ValueError(f"no body pair {index}")
+        self.selected_pair = index
+        self.settings_changed.emit()
+
+    # ---- frames ---------------------------------------------------------------------
+    @property
+    def n_frames(self) -> int:
+        return self.scene.frames if self.scene is not None else 0
+
+    def goto(self, frame: int) -> FrameRecord:
+        """Compute ``frame`` (clamped to the scene) and announce it."""
+        if self.scene is None:
+            raise ValueError("no scene loaded")
+        frame = int(min(max(frame, 0), self.scene.frames - 1))
+        res = self.runner.step(frame)
+        self.frame = frame
+        self.result = res
+        self.record = FrameRecord(frame, res.t_update, res.t_test, res.t_query, res.t_total, res.bv_tests,
+                                  res.prim_tests, res.n_exact, res.n_false, res.contacts)
+        if self.compare is not None:
+            self.compare.step(frame)
+        if self.visuals:
+            self._compute_visuals()
+        self.frame_changed.emit(self.record)
+        if not self.deferred_commit:
+            self.commit(0.0)
+        return self.record
+
+    def step(self, delta: int = 1) -> FrameRecord:
+        return self.goto(self.frame + delta)
+
+    def tick(self) -> FrameRecord | None:
+        """One tick of playback: advance by ``speed`` frames, wrapping at the end."""
+        if self.scene is None or not self.playing:
+            return None
+        nxt = self.frame + self.speed
+        return self.goto(nxt if nxt < self.scene.frames else 0)
+
+    def set_playing(self, playing: bool) -> None:
+        self.playing = bool(playing)
+        self._last_commit = None
+        self.settings_changed.emit()
+
+    def commit(self, t_render: float) -> None:
+        """The current frame has been drawn (``t_render`` s): history, fps and recording."""
+        rec = self.record
+        if rec is None:
+            return
+        now = time.perf_counter()
+        rec.t_render = t_render
+        if self._last_commit is not None:
+            dt = now - self._last_commit
+            rec.fps = 1.0 / dt if dt > 0 else 0.0
+        self._last_commit = now
+        self.history.append(rec)
+        if self.recorder is not None:
+            self.recorder.write(self.csv_row(rec))
+
+    def csv_row(self, rec: FrameRecord) -> dict:
+        s = self.scene
+        pairs = " ".join(f"{s.bodies[i].name}/{s.bodies[j].name}" for i, j in s.pairs)
+        return {"frame": rec.frame, "scene": s.name, "body pair": pairs, "bv": self.bv,
+                "update method": self.method, "test": self.test, "t_update_ms": rec.t_update * 1e3,
+                "t_test_ms": rec.t_test * 1e3, "t_query_ms": rec.t_query * 1e3, "t_total_ms": rec.t_total * 1e3,
+                "bv_tests": rec.bv_tests, "prim_tests": rec.prim_tests, "n_exact": rec.n_exact,
+                "n_false": rec.n_false, "contacts": rec.contacts, "t_render_ms": rec.t_render * 1e3,
+                "fps": rec.fps}
+
+    # ---- recording ------------------------------------------------------------------
+    def start_recording(self, path: str) -> None:
+        if self.scene is None:
+            raise ValueError("load a scene before recording")
+        self.stop_recording()
+        self.recorder = Recorder(path, self.settings())
+        self.recording_changed.emit(True)
+
+    def stop_recording(self) -> str | None:
+        if self.recorder is None:
+            return None
+        sidecar = self.recorder.close()
+        self.recorder = None
+        self.recording_changed.emit(False)
+        return sidecar
+
+    def settings(self) -> dict:
+        s = self.scene
+        return {"scene": s.name if s else None, "scene_file": s.source if s else None,
+                "scene_spec": s.spec if s else None, "meshes": self.source_meshes, "frames": self.n_frames,
+                "bv": self.bv, "update_method": self.method, "test": self.test, "exact_test": self.exact_test,
+                "deform": self.deform, "speed": self.speed}
+
+    # ---- trees, states and traversals --------------------------------------------------
+    def _compute_visuals(self):
+        s, f = self.scene, self.frame
+        self.trees = []
+        for i, sb in enumerate(s.bodies):
+            h = self.runner.hierarchies[i]
+            if sb.body.n_links > 1:
+                self.trees.append(Tree(i, "articulation", "aabb" if h.kind == L.KIND_AABB else "obb",
+                                       h.nodes_f, h.tree.nodes_i, h.tree.depth, np.eye(4)))
+            else:
+                self.trees.append(self.link_tree(i, 0))
+        self.states = [np.full(t.n_nodes, NOT_VISITED, dtype=np.int8) for t in self.trees]
+        heat = [np.zeros(t.n_nodes, dtype=np.int32) for t in self.trees]
+        self.traversals = []
+        broad_test = self.runner.test
+        for k, (i, j) in enumerate(s.pairs):
+            multi = s.bodies[i].body.n_links > 1 or s.bodies[j].body.n_links > 1
+            if multi:
+                r = collide_bodies(self.runner.hierarchies[i], self.runner.hierarchies[j], broad_test, trace=True,
+                                   exact_test=self.exact_test)
+                trav = Traversal(f"{s.bodies[i].name} / {s.bodies[j].name}", r.trace, self._body_tree(i),
+                                 self._body_tree(j), broad_test, r.broad.bv_tests)
+                if s.bodies[i].body.n_links > 1:
+                    apply_trace_states(self.states[i], self.states[i] * 0, r.trace)
+                    _count(heat[i], r.trace.node_a)
+                if s.bodies[j].body.n_links > 1:
+                    apply_trace_states(self.states[j] * 0, self.states[j], r.trace)
+                    _count(heat[j], r.trace.node_b)
+                # single-link sides: colour their mesh trees from the exact queries
+                for li, lj in r.link_pairs.tolist():
+                    if s.bodies[i].body.n_links == 1 or s.bodies[j].body.n_links == 1:
+                        t = self.link_traversal(i, li, j, lj)
+                        if s.bodies[i].body.n_links == 1:
+                            apply_trace_states(self.states[i], np.zeros(t.tree_b.n_nodes, np.int8), t.trace)
+                            _count(heat[i], t.trace.node_a)
+                        if s.bodies[j].body.n_links == 1:
+                            apply_trace_states(np.zeros(t.tree_a.n_nodes, np.int8), self.states[j], t.trace)
+                            _count(heat[j], t.trace.node_b)
+            else:
+                trav = self.link_traversal(i, 0, j, 0)
+                apply_trace_states(self.states[i], self.states[j], trav.trace)
+                _count(heat[i], trav.trace.node_a)
+                _count(heat[j], trav.trace.node_b)
+            self.traversals.append(trav)
+        self._heat.append(heat)
+
+    def _body_tree(self, i: int) -> Tree:
+        """The articulation-level tree of body i (world frame)."""
+        h = self.runner.hierarchies[i]
+        return Tree(i, "articulation", "aabb" if h.kind == L.KIND_AABB else "obb", h.nodes_f.copy(),
+                    h.tree.nodes_i, h.tree.depth, np.eye(4))
+
+    def link_tree(self, body: int, link: int) -> Tree:
+        """The mesh hierarchy of one link, posed at the current frame."""
+        sb = self.scene.bodies[body]
+        bvh = sb.body.bvhs[link]
+        return Tree(body, "mesh", family_of(bvh.bv), bvh.nodes_f, bvh.nodes_i, bvh.depth,
+                    sb.link_poses[self.frame][link], link)
+
+    def link_traversal(self, i: int, li: int, j: int, lj: int) -> Traversal:
+        """The mesh-level traversal of an exact query (first contact, as the runner does)."""
+        sa, sb = self.scene.bodies[i], self.scene.bodies[j]
+        ta, tb = self.link_tree(i, li), self.link_tree(j, lj)
+        r = collide(sa.body.bvhs[li], ta.pose, sb.body.bvhs[lj], tb.pose, test=self.exact_test,
+                    contacts="first", trace=True)
+        name_a = sa.body.links[li].name if sa.body.n_links > 1 else sa.name
+        name_b = sb.body.links[lj].name if sb.body.n_links > 1 else sb.name
+        return Traversal(f"{name_a} / {name_b} (triangles)", r.trace, ta, tb, self.exact_test, r.stats.bv_tests,
+                         (li, lj))
+
+    def stepper(self, drill: tuple | None = None) -> Stepper | None:
+        """A stepper over the selected pair's traversal, or (``drill`` = (link_a, link_b))
+        over the mesh-level exact query of one link pair of it."""
+        if not self.traversals:
+            return None
+        if drill is None:
+            return Stepper(self.traversals[self.selected_pair])
+        i, j = self.scene.pairs[self.selected_pair]
+        return Stepper(self.link_traversal(i, drill[0], j, drill[1]))
+
+    def heat(self, body: int) -> np.ndarray:
+        """How often each node of body's tree was tested over the last ``heat_frames``."""
+        frames = [h[body] for h in self._heat if len(h) > body and len(h[body]) == self.trees[body].n_nodes]
+        return np.sum(frames, axis=0) if frames else np.zeros(self.trees[body].n_nodes, np.int32)
+
+
+def _count(acc, nodes):
+    np.add.at(acc, nodes, 1)

@@ -1,0 +1,103 @@
+"""What the views draw and step through: hierarchies in world coordinates with per-node
+overlap states, and traversals (a trace plus the two trees it ran on)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cdcore import _layout as L
+from cdcore.collide import Outcome
+
+# node states, in increasing precedence when several traversals touch a node
+NOT_VISITED, SEPARATED, OVERLAP, LEAF_FALSE, LEAF_HIT = range(5)
+STATE_NAMES = ("not visited", "visited & separated", "overlapping (descended)", "leaf pair false alarm",
+               "leaf pair hit")
+_OUTCOME_STATE = {Outcome.SEPARATED: SEPARATED, Outcome.OVERLAP: OVERLAP, Outcome.LEAF_HIT: LEAF_HIT,
+                  Outcome.LEAF_MISS: LEAF_FALSE}
+
+
+@dataclass
+class Tree:
+    """One hierarchy: ``nodes_f`` (n, 20) in the frame given by ``pose`` (4, 4);
+    ``family``: "aabb", "obb" or "sphere" (what to draw); ``level``: "articulation" (the
+    body's link hierarchy) or "mesh" (a link's triangle hierarchy)."""
+    body: int
+    level: str
+    family: str
+    nodes_f: np.ndarray
+    nodes_i: np.ndarray
+    depth: np.ndarray
+    pose: np.ndarray
+    link: int = 0
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes_i)
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.nodes_i[:, L.LEFT] < 0
+
+    @property
+    def height(self) -> int:
+        return int(self.depth.max())
+
+    def select(self, mode: str, lo: int = 0, hi: int = 0) -> np.ndarray:
+        """Node ids to draw: ``"level"`` (depth == lo), ``"range"`` (lo <= depth <= hi),
+        ``"leaves"`` or ``"all"``."""
+        if mode == "level":
+            return np.flatnonzero(self.depth == lo)
+        if mode == "range":
+            return np.flatnonzero((self.depth >= lo) & (self.depth <= hi))
+        if mode == "leaves":
+            return np.flatnonzero(self.is_leaf)
+        if mode == "all":
+            return np.arange(self.n_nodes)
+        raise ValueError(f"mode: expected level, range, leaves or all, got {mode!r}")
+
+    def world_boxes(self, nodes=None):
+        """Centres (k, 3), axes (k, 3, 3) (columns) and half-extents (k, 3) in world."""
+        idx = np.arange(self.n_nodes) if nodes is None else np.asarray(nodes)
+        R, t = self.pose[:3, :3], self.pose[:3, 3]
+        c = self.nodes_f[idx, L.C0:L.C0 + 3] @ R.T + t
+        ax = np.einsum("ij,njk->nik", R, self.nodes_f[idx, L.R0:L.R0 + 9].reshape(-1, 3, 3))
+        return c, ax, self.nodes_f[idx, L.E0:L.E0 + 3]
+
+    def world_spheres(self, nodes=None):
+        idx = np.arange(self.n_nodes) if nodes is None else np.asarray(nodes)
+        R, t = self.pose[:3, :3], self.pose[:3, 3]
+        return self.nodes_f[idx, L.S0:L.S0 + 3] @ R.T + t, self.nodes_f[idx, L.SR]
+
+    def interval(self, node: int, u: np.ndarray, sphere: bool = False):
+        """The node's volume projected on the world unit axis ``u``: (lo, hi)."""
+        if sphere or self.family == "sphere":
+            c, r = self.world_spheres([node])
+            m = float(c[0] @ u)
+            return m - float(r[0]), m + float(r[0])
+        c, ax, e = self.world_boxes([node])
+        m = float(c[0] @ u)
+        r = float(np.sum(e[0] * np.abs(ax[0].T @ u)))
+        return m - r, m + r
+
+
+def apply_trace_states(state_a, state_b, trace) -> None:
+    """Raise node states from one trace (A side nodes into ``state_a``, B into ``state_b``)."""
+    if trace is None or len(trace) == 0:
+        return
+    s = np.vectorize(_OUTCOME_STATE.get, otypes=[np.int8])(trace.outcome)
+    np.maximum.at(state_a, trace.node_a, s)
+    np.maximum.at(state_b, trace.node_b, s)
+
+
+@dataclass
+class Traversal:
+    """A recorded traversal and the trees it ran on (``tree_a``/``tree_b``), for the
+    stepper: ``label`` names it (bodies or links), ``test`` the overlap test."""
+    label: str
+    trace: object
+    tree_a: Tree
+    tree_b: Tree
+    test: str
+    bv_tests: int
+    link_pair: tuple | None = None

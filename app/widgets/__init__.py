@@ -1,0 +1,1 @@
+"""Thin Qt bindings over the model (app.model)."""

@@ -1,0 +1,64 @@
+"""Playback controls: play/pause, step, step back, frame slider, speed."""
+from __future__ import annotations
+
+from PySide6 import QtCore, QtWidgets
+
+from .errors import guarded
+
+
+class PlaybackBar(QtWidgets.QWidget):
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        lay = QtWidgets.QHBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        self.back_btn = QtWidgets.QToolButton(text="◀|", objectName="stepBack", toolTip="Step back (←)")
+        self.play_btn = QtWidgets.QToolButton(text="▶", objectName="play", toolTip="Play / pause (Space)",
+                                              checkable=True)
+        self.fwd_btn = QtWidgets.QToolButton(text="|▶", objectName="stepForward", toolTip="Step (→)")
+        self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, objectName="frameSlider")
+        self.slider.setTracking(True)
+        self.frame_label = QtWidgets.QLabel("0 / 0", objectName="frameLabel")
+        self.frame_label.setMinimumWidth(90)
+        self.speed = QtWidgets.QSpinBox(objectName="speed", minimum=1, maximum=50, value=1, prefix="×",
+                                        toolTip="Frames per tick")
+        for w in (self.back_btn, self.play_btn, self.fwd_btn):
+            lay.addWidget(w)
+        lay.addWidget(self.slider, 1)
+        lay.addWidget(self.frame_label)
+        lay.addWidget(QtWidgets.QLabel("speed"))
+        lay.addWidget(self.speed)
+        self.back_btn.clicked.connect(lambda: self.step(-1))
+        self.fwd_btn.clicked.connect(lambda: self.step(1))
+        self.play_btn.toggled.connect(self.session.set_playing)
+        self.slider.valueChanged.connect(self._scrub)
+        self.speed.valueChanged.connect(lambda v: setattr(self.session, "speed", int(v)))
+        session.scene_changed.connect(self.sync)
+        session.frame_changed.connect(lambda _rec: self.sync())
+        session.settings_changed.connect(self.sync)
+        self.sync()
+
+    def step(self, delta: int):
+        if self.session.scene is not None:
+            self.session.set_playing(False)
+            guarded(self, "Step", self.session.step, delta)
+
+    def toggle(self):
+        self.play_btn.toggle()
+
+    def _scrub(self, value: int):
+        s = self.session
+        if s.scene is not None and value != s.frame:
+            guarded(self, "Frame", s.goto, value)
+
+    def sync(self):
+        s = self.session
+        self.slider.blockSignals(True)
+        self.play_btn.blockSignals(True)
+        self.slider.setRange(0, max(0, s.n_frames - 1))
+        self.slider.setValue(s.frame)
+        self.play_btn.setChecked(s.playing)
+        self.play_btn.setText("❚❚" if s.playing else "▶")
+        self.frame_label.setText(f"{s.frame} / {max(0, s.n_frames - 1)}")
+        self.slider.blockSignals(False)
+        self.play_btn.blockSignals(False)
