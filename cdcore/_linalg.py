@@ -78,12 +78,16 @@ def orthonormal_frame(m):
     x1 /= n
     x2 /= n
     y0, y1, y2 = m[0, 1], m[1, 1], m[2, 1]
-    d = x0 * y0 + x1 * y1 + x2 * y2
-    y0 -= d * x0
-    y1 -= d * x1
-    y2 -= d * x2
+    ny = np.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
+    # Gram-Schmidt twice: for a nearly parallel column (a sliver triangle's apex direction)
+    # one pass leaves an error of rounding / sin(angle); the second removes it
+    for _ in range(2):
+        d = x0 * y0 + x1 * y1 + x2 * y2
+        y0 -= d * x0
+        y1 -= d * x1
+        y2 -= d * x2
     n = np.sqrt(y0 * y0 + y1 * y1 + y2 * y2)
-    if n < 1e-8:
+    if not n > 1e-12 * ny:
         # column 1 was (nearly) parallel to column 0: pick any perpendicular
         if abs(x0) < 0.9:
             y0, y1, y2 = 0.0, -x2, x1
