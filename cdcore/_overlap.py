@@ -40,7 +40,7 @@ SAT6_AXES = np.arange(6, dtype=np.int64)
 SPHERE5_AXES = np.array([6, 2, 5, 7, 9], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def axis_separates(k, T, C, AC, ea, eb):
     """Does candidate axis ``k`` (0..14) separate the boxes? Strict inequality: touching
     boxes overlap."""
@@ -60,10 +60,12 @@ def axis_separates(k, T, C, AC, ea, eb):
             > ea[i1] * AC[i2, j] + ea[i2] * AC[i1, j] + eb[j1] * AC[i, j2] + eb[j2] * AC[i, j1])
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def first_separating_axis(axes, T, C, AC, ea, eb):
     """First axis id of ``axes`` that separates the boxes, or -1 if none does (any subset,
-    any order; the general path used for studies of axis choices)."""
+    any order; the general path used for studies of axis choices). Inlined: as an
+    out-of-line call from the inlined ``sat_program`` its mere presence cost every box test
+    ~50 ns (argument marshalling and reference counting of six arrays)."""
     for n in range(axes.shape[0]):
         k = axes[n]
         if axis_separates(k, T, C, AC, ea, eb):

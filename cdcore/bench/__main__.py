@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import fcl_bench
+from . import axes_bench, fcl_bench, tables
 
-SUBCOMMANDS = (fcl_bench,)
+SUBCOMMANDS = (fcl_bench, tables, axes_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:

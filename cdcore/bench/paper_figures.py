@@ -29,7 +29,9 @@ def _rows(*rows):
     return {k: dict(zip(CAB_COLUMNS, r)) for k, r in zip(keys, rows)}
 
 
-#: scene name -> the CAB table it reproduces
+#: scene name -> the CAB table it reproduces. Quoted as printed; note Table 1's AABB* row,
+#: whose t[total] 15.94 is not the sum of its parts (1.99 + 8.08 + 5.42 = 15.49: probably
+#: transposed digits in the paper).
 CAB_TABLES = {
     "chains-3to1": {
         "table": "CAB Table 1", "caption": "16 convex links, ratio 3:1", "frames": 10000, "hardware": _P4,
