@@ -9,6 +9,7 @@ import numpy as np
 
 from ..articulated import BodyHierarchy, BodyCollision, brute_force_pairs, collide_bodies, run_exact_queries
 from ..articulated.hierarchy import UPDATE_METHODS
+from ..collide import CollisionStats
 from .scene import Scene
 
 
@@ -103,6 +104,7 @@ class SceneRunner:
             pairs = brute_force_pairs(a.body, b.body, self_collision=i == j)
             hits, stats, dt = run_exact_queries(a.body, a.link_poses[frame], b.body, b.link_poses[frame], pairs,
                                                 self.exact_test)
+            out.pairs.append(BodyCollision(pairs, hits, CollisionStats(), stats, 0.0, dt))
             out.t_query += dt
             out.bv_tests += stats.bv_tests
             out.prim_tests += stats.prim_tests
