@@ -131,9 +131,11 @@ def run_script(app, win, session, args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     n = args.frames if args.frames is not None else 1
+    session.playing = True  # panels behave as during playback; the window's own timer stays off
     for k in range(n):
         session.goto(k % session.n_frames)
         app.processEvents()
+    session.playing = False
     if args.record:
         sidecar = session.stop_recording()
         print(f"recorded {n} frames to {args.record} (+ {os.path.basename(sidecar)})")

@@ -41,8 +41,14 @@ class MainWindow(QtWidgets.QMainWindow):
         frame = QtWidgets.QFrame()
         lay = QtWidgets.QVBoxLayout(frame)
         lay.setContentsMargins(0, 0, 0, 0)
-        self.plotter = QtInteractor(frame)
+        # no MSAA (x20 slower under software GL) and no timer renders: the frame loop
+        # repaints once per frame
+        self.plotter = QtInteractor(frame, multi_samples=0, auto_update=False)
         self.plotter.set_background("white")
+        self._lighting()
+        self._vtk_render_time = 0.0
+        self.plotter.ren_win.AddObserver("StartEvent", self._render_started)
+        self.plotter.ren_win.AddObserver("EndEvent", self._render_ended)
         lay.addWidget(self.plotter.interactor)
         self.setCentralWidget(frame)
         self.axis_overlay = AxisOverlay(self.plotter)
@@ -54,11 +60,21 @@ class MainWindow(QtWidgets.QMainWindow):
         self.hierarchy_panel = HierarchyPanel(colors.STATE_COLORS)
         self.stepper_panel = StepperPanel(self.session)
         self.playback = PlaybackBar(self.session)
-        self._dock("Scene & method", self.scene_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._dock("Hierarchy view", self.hierarchy_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._dock("Traversal stepper", self.stepper_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
-        self._dock("Playback", self.playback, QtCore.Qt.DockWidgetArea.BottomDockWidgetArea)
+        left = QtCore.Qt.DockWidgetArea.LeftDockWidgetArea
+        d_scene = self._dock("Scene & method", self.scene_panel, left)
+        d_tree = self._dock("Hierarchy view", self.hierarchy_panel, left)
+        d_step = self._dock("Traversal stepper", self.stepper_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
+        self._dock("Playback", self.playback, QtCore.Qt.DockWidgetArea.BottomDockWidgetArea, scroll=False)
         self._optional_docks()
+        # default layout: the 3-D view gets most of the window
+        self.tabifyDockWidget(d_scene, d_tree)
+        d_scene.raise_()
+        for name in ("Compare_methods", "Insight"):
+            d = self.findChild(QtWidgets.QDockWidget, name)
+            if d is not None:
+                self.tabifyDockWidget(d_step, d)
+        d_step.raise_()
+        self.resizeDocks([d_scene, d_step], [300, 320], QtCore.Qt.Orientation.Horizontal)
         self._menus()
 
         self.status = QtWidgets.QLabel(objectName="statusLabel")
@@ -84,13 +100,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._restore()
 
     # ---- layout -----------------------------------------------------------------
-    def _dock(self, title, widget, area):
+    def _dock(self, title, widget, area, scroll=True):
         dock = QtWidgets.QDockWidget(title, self)
-        dock.setObjectName(title.replace(" ", "_"))
-        scroll = QtWidgets.QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setWidget(widget)
-        dock.setWidget(scroll)
+        dock.setObjectName(title.replace(" ", "_").replace("&", "and"))
+        if scroll:
+            sa = QtWidgets.QScrollArea()
+            sa.setWidgetResizable(True)
+            sa.setWidget(widget)
+            widget = sa
+        dock.setWidget(widget)
         self.addDockWidget(area, dock)
         return dock
 
@@ -99,27 +117,25 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
-            self.timing_panel = TimingPanel(self.session)
+            self.timing_panel = TimingPanel(self.session, max_rate=10.0)
             self._dock("Timing", self.timing_panel, QtCore.Qt.DockWidgetArea.BottomDockWidgetArea)
         except ImportError:
             pass
         try:
             from .widgets.compare_panel import ComparePanel
             self.compare_panel = ComparePanel(self.session)
-            d = self._dock("Compare methods", self.compare_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
-            d.hide()
+            self._dock("Compare methods", self.compare_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
         except ImportError:
             pass
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
-            d = self._dock("Insight", self.insight_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
+            self._dock("Insight", self.insight_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
             if hasattr(self.insight_panel, "heat_toggled"):
                 self.insight_panel.heat_toggled.connect(
                     lambda on: self.hierarchy_panel.color_by.setCurrentText("heat" if on else "state"))
             if hasattr(self.insight_panel, "highlight_requested"):
                 self.insight_panel.highlight_requested.connect(self._highlight_triangles)
-            d.hide()
         except ImportError:
             pass
 
@@ -139,7 +155,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for dock in self.findChildren(QtWidgets.QDockWidget):
             v.addAction(dock.toggleViewAction())
         v.addSeparator()
-        v.addAction("Reset camera", lambda: (self.plotter.reset_camera(), self.plotter.render()))
+        v.addAction("Reset camera", lambda: (self.reset_view(), self.request_render()))
 
     # ---- files --------------------------------------------------------------------
     def _last_dir(self):
@@ -232,6 +248,7 @@ class MainWindow(QtWidgets.QMainWindow):
         for layer in self.mesh_layers + self.tree_layers:
             layer.clear()
         self.plotter.clear()
+        self._lighting()
         self.axis_overlay = type(self.axis_overlay)(self.plotter)
         s = self.session
         self.mesh_layers = [self._BodyMeshLayer(self.plotter, i, sb) for i, sb in enumerate(s.scene.bodies)]
@@ -243,11 +260,45 @@ class MainWindow(QtWidgets.QMainWindow):
         t0 = time.perf_counter()
         self.redraw(render=False)
         if getattr(self, "_first_draw", False):
-            self.plotter.reset_camera()
+            self.reset_view()
             self._first_draw = False
-        self.plotter.render()
-        self.session.commit(time.perf_counter() - t0)
+        self._render_now()
+        # drawing time: updating the batched geometry now + the last VTK render (the
+        # repaint itself runs when Qt next paints the window)
+        self.session.commit(time.perf_counter() - t0 + self._vtk_render_time)
         self._status()
+
+    def reset_view(self):
+        """Look down at the scene from above and in front, so elongated scenes (chains)
+        fill the width of the view."""
+        self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0))
+        self.plotter.reset_camera()
+
+    def _lighting(self):
+        """One headlight instead of pyvista's light kit: half the cost of shading the meshes
+        under software OpenGL, and boxes are drawn unlit anyway."""
+        import pyvista as pv
+        self.plotter.remove_all_lights()
+        self.plotter.add_light(pv.Light(light_type="headlight"))
+
+    def _render_started(self, *_):
+        self._vtk_t0 = time.perf_counter()
+
+    def _render_ended(self, *_):
+        self._vtk_render_time = time.perf_counter() - getattr(self, "_vtk_t0", time.perf_counter())
+
+    def _render_now(self):
+        """Schedule one repaint of the 3-D view: Qt paints it together with the widgets that
+        changed this frame, in one composition of the window (a synchronous repaint here
+        cost a second composition per frame: half the frame rate under software GL)."""
+        self._render_pending = False
+        self.plotter.interactor.update()
+
+    def request_render(self):
+        """Coalesce render requests made while a frame is being handled."""
+        if not getattr(self, "_render_pending", False):
+            self._render_pending = True
+            QtCore.QTimer.singleShot(0, lambda: self._render_pending and self._render_now())
 
     def redraw(self, render: bool = True):
         s = self.session
@@ -271,7 +322,7 @@ class MainWindow(QtWidgets.QMainWindow):
                 tl.update(tree, nodes, colors_by=by, states=s.states[i],
                           heat=s.heat(i) if by == "heat" else None)
         if render:
-            self.plotter.render()
+            self.request_render()
 
     def _on_step(self, step, traversal):
         if step is None or traversal is None:
@@ -286,13 +337,13 @@ class MainWindow(QtWidgets.QMainWindow):
                 self.axis_overlay.show(step, traversal.tree_a, traversal.tree_b)
             else:
                 self.axis_overlay.hide()
-        self.plotter.render()
+        self.request_render()
 
     def _highlight_triangles(self, items):
         for body, link, tris in items:
             if body < len(self.mesh_layers):
                 self.mesh_layers[body].highlight_triangles(link, tris)
-        self.plotter.render()
+        self.request_render()
 
     def _status(self):
         s = self.session

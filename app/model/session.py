@@ -346,6 +346,13 @@ class Session:
         i, j = self.scene.pairs[self.selected_pair]
         return Stepper(self.link_traversal(i, drill[0], j, drill[1]))
 
+    def set_heat_frames(self, n: int) -> None:
+        """Count node tests over the last ``n`` frames for the heat map."""
+        if n < 1:
+            raise ValueError("heat frames must be >= 1")
+        self.heat_frames = int(n)
+        self._heat = deque(self._heat, maxlen=self.heat_frames)
+
     def heat(self, body: int) -> np.ndarray:
         """How often each node of body's tree was tested over the last ``heat_frames``."""
         frames = [h[body] for h in self._heat if len(h) > body and len(h[body]) == self.trees[body].n_nodes]

@@ -20,11 +20,12 @@ class Signal:
         self._slots = [r for r in self._slots if r() is not None and r() != fn]
 
     def emit(self, *args) -> None:
-        alive = []
-        for ref in self._slots:
+        dead = False
+        for ref in list(self._slots):  # a slot may connect or disconnect while we emit
             fn = ref()
             if fn is None:
+                dead = True
                 continue
-            alive.append(ref)
             fn(*args)
-        self._slots = alive
+        if dead:
+            self._slots = [r for r in self._slots if r() is not None]

@@ -13,8 +13,10 @@ from cdcore.collide import Outcome
 NOT_VISITED, SEPARATED, OVERLAP, LEAF_FALSE, LEAF_HIT = range(5)
 STATE_NAMES = ("not visited", "visited & separated", "overlapping (descended)", "leaf pair false alarm",
                "leaf pair hit")
-_OUTCOME_STATE = {Outcome.SEPARATED: SEPARATED, Outcome.OVERLAP: OVERLAP, Outcome.LEAF_HIT: LEAF_HIT,
-                  Outcome.LEAF_MISS: LEAF_FALSE}
+# trace outcome -> node state (indexed by the Outcome value)
+_OUTCOME_STATE = np.zeros(4, dtype=np.int8)
+_OUTCOME_STATE[[Outcome.SEPARATED, Outcome.OVERLAP, Outcome.LEAF_HIT, Outcome.LEAF_MISS]] = (
+    SEPARATED, OVERLAP, LEAF_HIT, LEAF_FALSE)
 
 
 @dataclass
@@ -85,7 +87,7 @@ def apply_trace_states(state_a, state_b, trace) -> None:
     """Raise node states from one trace (A side nodes into ``state_a``, B into ``state_b``)."""
     if trace is None or len(trace) == 0:
         return
-    s = np.vectorize(_OUTCOME_STATE.get, otypes=[np.int8])(trace.outcome)
+    s = _OUTCOME_STATE[trace.outcome]
     np.maximum.at(state_a, trace.node_a, s)
     np.maximum.at(state_b, trace.node_b, s)
 

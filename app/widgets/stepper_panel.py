@@ -53,12 +53,28 @@ class StepperPanel(QtWidgets.QWidget):
         self.end_btn.clicked.connect(lambda: self._move(lambda s: s.run_to_end()))
         self.drill_btn.clicked.connect(self._drill)
         self.up_btn.clicked.connect(lambda: self.reload())
-        session.frame_changed.connect(lambda _r: self.reload())
-        session.settings_changed.connect(self.reload)
+        session.frame_changed.connect(self._on_frame)
+        session.settings_changed.connect(self._on_frame)
+        self._stale = True
         self.reload()
+
+    def _on_frame(self, *_):
+        """While playing, the traversal of the moment is not rebuilt (replaying a trace of
+        thousands of pairs every frame would cost the frame rate); it is when paused."""
+        self._stale = True
+        if not self.session.playing and self.isVisible():
+            self.reload()
+        elif self.session.playing:
+            self.label.setText("playing — pause to step through this frame's traversal")
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        if self._stale and not self.session.playing:
+            self.reload()
 
     def reload(self, drill=None):
         """A fresh stepper for the current frame and selected pair (or a drilled link pair)."""
+        self._stale = False
         self.stepper = guarded(self, "Traversal", self.session.stepper, drill)
         self.drill_box.clear()
         s = self.session

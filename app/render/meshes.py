@@ -1,0 +1,141 @@
+"""A body's triangles as one PolyData whose points follow the link poses in place.
+
+All links' triangles are concatenated once (faces constant); every frame the points are
+rewritten from the link-frame vertices: ``R_l v + t_l`` for each link l, vectorised over
+all vertices (one matmul per link over its precomputed vertex range), or,
+for a deforming body, from its current vertices. Colour is a per-triangle RGB cell array
+(the body colour, with optional contact-triangle highlights).
+"""
+from __future__ import annotations
+
+import numpy as np
+import pyvista as pv
+
+from .colors import TRIANGLE_HIGHLIGHT, body_color
+from .hierarchy import transform_into
+
+
+class BodyMeshLayer:
+    """The mesh of scene body ``body_index`` (a ``cdcore.scenes.SceneBody``).
+
+    ``update(link_poses, vertices=None)``: ``link_poses`` (L, 4, 4) world poses of the
+    links at this frame (``scene_body.link_poses[frame]``); ``vertices`` (V, 3) optional
+    link-frame vertices of all links concatenated (a deforming body's current shape). When
+    omitted, the body's own current vertices are used (``body.vertices``, which cdcore
+    refreshes when a deforming link is refitted).
+    """
+
+    def __init__(self, plotter, body_index: int, scene_body, color=None, opacity: float = 1.0,
+                 name: str | None = None, show_edges: bool = False):
+        self.plotter = plotter
+        self.body_index = int(body_index)
+        self.scene_body = scene_body
+        self.name = name or f"body-{body_index}"
+        body = scene_body.body
+        links = body.links
+        nv = np.array([len(ln.mesh.vertices) for ln in links], dtype=np.int64)
+        nf = np.array([len(ln.mesh.faces) for ln in links], dtype=np.int64)
+        self.vert_off = np.concatenate([[0], np.cumsum(nv)])
+        self.face_off = np.concatenate([[0], np.cumsum(nf)])
+        self.n_links = len(links)
+        self.link_of_vertex = np.repeat(np.arange(self.n_links), nv)
+        self._v0 = np.ascontiguousarray(np.concatenate([ln.mesh.vertices for ln in links]), dtype=np.float64)
+        faces = np.concatenate([ln.mesh.faces + off for ln, off in zip(links, self.vert_off[:-1])])
+        cells = np.empty((len(faces), 4), dtype=np.int64)
+        cells[:, 0] = 3
+        cells[:, 1:] = faces
+        self.polydata = pv.PolyData(self._v0.astype(np.float32), faces=cells.ravel())
+        self._color = np.asarray(color if color is not None else body_color(self.body_index), dtype=np.uint8)
+        self.polydata.cell_data["rgb"] = np.broadcast_to(self._color, (len(faces), 3)).copy()
+        self.polydata.cell_data["link"] = np.repeat(np.arange(self.n_links, dtype=np.int32), nf)
+        self.polydata.cell_data.active_scalars_name = "rgb"
+        self._highlighted = np.zeros(len(faces), dtype=bool)
+        self.actor = plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell", opacity=opacity,
+                                      show_edges=show_edges, name=self.name, reset_camera=False, pickable=True)
+        if len(scene_body.link_poses):
+            self.update(scene_body.link_poses[0])
+
+    @property
+    def n_triangles(self) -> int:
+        return len(self._highlighted)
+
+    # ---- motion -----------------------------------------------------------------------
+    def _current_vertices(self, vertices):
+        if vertices is not None:
+            v = np.asarray(vertices, dtype=np.float64)
+        else:
+            v = getattr(self.scene_body.body, "vertices", None)
+            if v is None or len(v) != len(self._v0):
+                v = self._v0
+        if v.shape != self._v0.shape:
+            raise ValueError(f"vertices: expected shape {self._v0.shape}, got {v.shape}")
+        return v
+
+    def update(self, link_poses, vertices=None) -> None:
+        P = np.asarray(link_poses, dtype=np.float64).reshape(-1, 4, 4)
+        if len(P) != self.n_links:
+            raise ValueError(f"link_poses: expected {self.n_links} poses, got {len(P)}")
+        v = self._current_vertices(vertices)
+        out = np.asarray(self.polydata.points)  # plain view of the VTK array
+        if self.n_links == 1:
+            transform_into(out, v, P[0, :3, :3], P[0, :3, 3])
+        else:  # per-link vertex ranges: one (n_l, 3) @ (3, 3) product per link, no per-vertex work
+            off = self.vert_off
+            for li in range(self.n_links):
+                a, b = off[li], off[li + 1]
+                transform_into(out[a:b], v[a:b], P[li, :3, :3], P[li, :3, 3])
+        pts = self.polydata.GetPoints()
+        pts.GetData().Modified()
+        pts.Modified()
+        self.polydata.Modified()
+
+    # ---- appearance ---------------------------------------------------------------------
+    def set_opacity(self, opacity: float) -> None:
+        self.actor.GetProperty().SetOpacity(float(opacity))
+
+    def set_visible(self, visible: bool) -> None:
+        self.actor.SetVisibility(bool(visible))
+
+    @property
+    def visible(self) -> bool:
+        return bool(self.actor.GetVisibility())
+
+    def set_color(self, color) -> None:
+        self._color = np.asarray(color, dtype=np.uint8)
+        self._write_colors()
+
+    def highlight_triangles(self, link: int, tri_ids, color=TRIANGLE_HIGHLIGHT, replace: bool = False) -> None:
+        """Colour triangles ``tri_ids`` (indices into link ``link``'s own faces) with
+        ``color``; earlier highlights stay unless ``replace``."""
+        if not 0 <= link < self.n_links:
+            raise ValueError(f"link {link} out of range (body has {self.n_links} links)")
+        ids = np.asarray(tri_ids, dtype=np.int64).reshape(-1)
+        n = self.face_off[link + 1] - self.face_off[link]
+        if ids.size and (ids.min() < 0 or ids.max() >= n):
+            raise ValueError(f"triangle ids out of range for link {link} ({n} triangles)")
+        if replace:
+            self._highlighted[:] = False
+        self._highlighted[self.face_off[link] + ids] = True
+        self._hl_color = np.asarray(color, dtype=np.uint8)
+        self._write_colors()
+
+    def clear_highlight(self) -> None:
+        if self._highlighted.any():
+            self._highlighted[:] = False
+            self._write_colors()
+
+    @property
+    def highlighted(self) -> np.ndarray:
+        """Global triangle ids (into the concatenated faces) currently highlighted."""
+        return np.flatnonzero(self._highlighted)
+
+    def _write_colors(self):
+        arr = self.polydata.cell_data["rgb"]
+        arr[...] = self._color
+        if self._highlighted.any():
+            arr[self._highlighted] = self._hl_color
+        arr.VTKObject.Modified()
+        self.polydata.Modified()
+
+    def clear(self) -> None:
+        self.plotter.remove_actor(self.actor, render=False)

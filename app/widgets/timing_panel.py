@@ -1,0 +1,157 @@
+"""Live timings: t_update, t_test, t_query, t_total per frame over the last frames, the
+frame's counters, and the histogram of the axes that separated node pairs (SAT exits).
+
+Plotting never dominates the frame loop: frames only mark the panel dirty, a single-shot
+timer repaints at most ``max_rate`` times per second, the curves and the bar item are
+created once and only get ``setData`` / ``setOpts``.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6 import QtCore, QtWidgets
+
+from cdcore import AXIS_NAMES
+
+from ..model.session import HISTORY
+
+SERIES = (("t_update", "update", "#1f77b4"), ("t_test", "test", "#ff7f0e"), ("t_query", "query", "#2ca02c"),
+          ("t_total", "total", "#d62728"))
+COUNTERS = (("bv_tests", "BV tests"), ("prim_tests", "primitive tests"), ("n_exact", "#exact"),
+            ("n_false", "#false"), ("contacts", "contacts"), ("fps", "loop fps"))
+
+
+def axis_short_names() -> list[str]:
+    """Tick labels for ``AXIS_NAMES``: "a0", "b2", "a1xb0", "sphere"."""
+    return [n.split(" (")[0].replace(" x ", "x") for n in AXIS_NAMES]
+
+
+def frame_axis_hist(result) -> np.ndarray:
+    """(16,) exits of the frame: broad + exact ``axis_hist`` summed over the body pairs."""
+    h = np.zeros(len(AXIS_NAMES), dtype=np.int64)
+    if result is not None:
+        for p in result.pairs:
+            h += p.broad.axis_hist
+            h += p.exact.axis_hist
+    return h
+
+
+class TimingPanel(QtWidgets.QWidget):
+    def __init__(self, session, parent=None, max_rate: float = 30.0):
+        super().__init__(parent)
+        self.session = session
+        lay = QtWidgets.QVBoxLayout(self)
+        lay.setContentsMargins(2, 2, 2, 2)
+
+        # ---- times per frame -------------------------------------------------------
+        top = QtWidgets.QHBoxLayout()
+        top.addWidget(QtWidgets.QLabel("last"))
+        self.window = QtWidgets.QSpinBox(objectName="timingWindow", minimum=10, maximum=HISTORY, value=HISTORY,
+                                         suffix=" frames", toolTip="Frames shown in the plot")
+        self.window.valueChanged.connect(lambda _v: self.refresh())
+        top.addWidget(self.window)
+        top.addStretch(1)
+        lay.addLayout(top)
+        self.plot = pg.PlotWidget(objectName="timingPlot")
+        pi = self.plot.getPlotItem()
+        pi.addLegend(offset=(5, 5))
+        pi.setDownsampling(auto=True, mode="peak")
+        pi.setClipToView(True)
+        pi.showGrid(x=True, y=True, alpha=0.3)
+        pi.setLabel("left", "ms per frame")
+        pi.setLabel("bottom", "frames ago (0: newest)")
+        self.curves = {key: pi.plot([], [], pen=pg.mkPen(color, width=1.5), name=label)
+                       for key, label, color in SERIES}
+        lay.addWidget(self.plot, 3)
+
+        # ---- counters of the current frame ------------------------------------------
+        grid = QtWidgets.QGridLayout()
+        self.labels: dict[str, QtWidgets.QLabel] = {}
+        for k, (key, text) in enumerate(COUNTERS):
+            grid.addWidget(QtWidgets.QLabel(text + ":"), k // 3, 2 * (k % 3))
+            lab = QtWidgets.QLabel("–", objectName=f"counter_{key}")
+            lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+            lab.setMinimumWidth(70)
+            grid.addWidget(lab, k // 3, 2 * (k % 3) + 1)
+            self.labels[key] = lab
+        lay.addLayout(grid)
+
+        # ---- SAT exit axes of the current frame ----------------------------------------
+        self.axis_plot = pg.PlotWidget(objectName="axisPlot")
+        ap = self.axis_plot.getPlotItem()
+        ap.setLabel("left", "separated pairs")
+        ap.setTitle("exit axis (current frame)")
+        ap.setMouseEnabled(x=False, y=False)
+        self._axis_x = np.arange(len(AXIS_NAMES), dtype=float)
+        self.bars = pg.BarGraphItem(x=self._axis_x, height=np.zeros(len(AXIS_NAMES)), width=0.8, brush="#4c72b0")
+        ap.addItem(self.bars)
+        ap.getAxis("bottom").setTicks([list(zip(self._axis_x, axis_short_names()))])
+        ap.setXRange(-0.6, len(AXIS_NAMES) - 0.4, padding=0)
+        self.axis_plot.setToolTip("\n".join(f"{s}: {n}" for s, n in zip(axis_short_names(), AXIS_NAMES)))
+        lay.addWidget(self.axis_plot, 2)
+        self.axis_label = QtWidgets.QLabel("", objectName="axisTop")
+        lay.addWidget(self.axis_label)
+        self.axis_hist = np.zeros(len(AXIS_NAMES), dtype=np.int64)
+
+        # ---- coalesced repaint -----------------------------------------------------------
+        self._timer = QtCore.QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(max(1, int(round(1000.0 / max_rate))))
+        self._timer.timeout.connect(self.refresh)
+        session.frame_changed.connect(self._on_frame)
+        session.scene_changed.connect(self._on_scene)
+        self.refresh()
+
+    # ---- slots -------------------------------------------------------------------------
+    def _on_frame(self, _record=None):
+        try:
+            if not self._timer.isActive():
+                self._timer.start()
+        except RuntimeError:  # the widget was deleted while the session lives on
+            self.session.frame_changed.disconnect(self._on_frame)
+            self.session.scene_changed.disconnect(self._on_scene)
+
+    def _on_scene(self):
+        self._on_frame()
+
+    def series(self, key: str) -> np.ndarray:
+        """The y data of one curve (ms), as last set."""
+        y = self.curves[key].yData
+        return np.zeros(0) if y is None else np.asarray(y)
+
+    def refresh(self) -> None:
+        """Repaint now from the session (history, current record and result)."""
+        self._timer.stop()
+        s = self.session
+        hist = s.history
+        n = min(len(hist), self.window.value())
+        rows = list(itertools.islice(hist, len(hist) - n, None))
+        x = np.arange(-n + 1, 1, dtype=float)
+        if n:
+            ms = np.array([(r.t_update, r.t_test, r.t_query, r.t_total) for r in rows], dtype=float) * 1e3
+        else:
+            ms = np.zeros((0, 4))
+        for k, (key, _label, _color) in enumerate(SERIES):
+            self.curves[key].setData(x, ms[:, k])
+        rec = s.record if s.record is not None else (rows[-1] if rows else None)
+        if rec is None:
+            for lab in self.labels.values():
+                lab.setText("–")
+        else:
+            for key, lab in self.labels.items():
+                if key == "fps":
+                    fps = [r.fps for r in rows[-10:] if r.fps > 0]
+                    lab.setText(f"{np.mean(fps):.1f}" if fps else "–")
+                else:
+                    lab.setText(f"{getattr(rec, key):,}")
+        self.axis_hist = frame_axis_hist(s.result)
+        self.bars.setOpts(height=self.axis_hist.astype(float))
+        tot = int(self.axis_hist.sum())
+        if tot:
+            top = int(np.argmax(self.axis_hist))
+            self.axis_label.setText(f"{tot:,} separated node pairs; most by {AXIS_NAMES[top]} "
+                                    f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
+        else:
+            self.axis_label.setText("no separated node pairs")

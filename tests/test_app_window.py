@@ -1,0 +1,125 @@
+"""The window under a real (virtual) X server: pytest-xvfb starts Xvfb for the run."""
+import csv
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pytestqt")
+from PySide6 import QtCore, QtWidgets  # noqa: E402
+
+from app.model import COLUMNS, Session  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from app.main_window import MainWindow
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1200, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.hierarchy_panel.mode.setCurrentText("all")
+    win.session.load_scene("chains-6to1", frames=200)
+    yield win
+    win.close()
+
+
+def test_window_opens_and_draws(window):
+    assert window.session.scene.name == "chains-6to1"
+    assert len(window.tree_layers) == 2 and window.tree_layers[0].n_cells > 0
+
+
+def test_every_scene_loads(window):
+    for name in window.session.scene_names():
+        window.session.load_scene(name, frames=5)
+        window.session.goto(3)
+        assert len(window.mesh_layers) == len(window.session.scene.bodies)
+        assert sum(t.n_cells for t in window.tree_layers) > 0, name
+
+
+def test_depth_and_bv_type_change_what_is_drawn(window):
+    s, hp = window.session, window.hierarchy_panel
+    s.goto(120)
+    all_cells = window.tree_layers[0].n_cells
+    hp.mode.setCurrentText("level")
+    hp.lo.setValue(0)
+    root_cells = window.tree_layers[0].n_cells
+    assert root_cells < all_cells
+    hp.mode.setCurrentText("leaves")
+    assert window.tree_layers[0].n_cells not in (0, root_cells)
+    # a rigid scene draws mesh hierarchies: box and sphere types draw different cells
+    s.load_scene("rigid-torus", frames=5)
+    hp.mode.setCurrentText("level")
+    hp.lo.setValue(4)
+    boxes = window.tree_layers[0].n_cells
+    s.set_bv("sphere")
+    spheres = window.tree_layers[0].n_cells
+    assert boxes > 0 and spheres > 0 and boxes != spheres
+
+
+def test_play_pause_and_step(window, qtbot):
+    s = window.session
+    s.goto(10)
+    window.playback.fwd_btn.click()
+    assert s.frame == 11
+    window.playback.back_btn.click()
+    assert s.frame == 10
+    window.playback.play_btn.click()
+    assert s.playing
+    qtbot.waitUntil(lambda: s.frame >= 15, timeout=10000)
+    window.playback.play_btn.click()
+    assert not s.playing
+    f = s.frame
+    qtbot.wait(100)
+    assert s.frame == f
+    window.playback.slider.setValue(42)
+    assert s.frame == 42
+
+
+def test_stepper_walks_to_the_end(window):
+    s = window.session
+    s.goto(150)
+    panel = window.stepper_panel
+    n = panel.stepper.count
+    assert n == s.traversals[s.selected_pair].bv_tests
+    steps = 0
+    while not panel.stepper.at_end:
+        panel.next_btn.click()
+        steps += 1
+    assert steps == n
+    panel.reset_btn.click()
+    panel.end_btn.click()
+    assert panel.stepper.index == n - 1
+
+
+def test_recording_writes_header_and_rows(window, tmp_path):
+    path = tmp_path / "timings.csv"
+    window.start_recording(str(path))
+    for f in range(30):
+        window.session.goto(f)
+    window.stop_recording()
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert tuple(rows[0]) == COLUMNS
+    assert len(rows) == 31
+    assert os.path.exists(tmp_path / "timings.json")
+
+
+def test_bad_mesh_file_shows_a_dialog_and_the_app_keeps_running(window, qtbot, tmp_path):
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 1 2\nf 1 2 3 4 5\nthis is not a mesh\n")
+    window.open_meshes([str(bad)])
+    box = window.findChild(QtWidgets.QMessageBox, "errorDialog")
+    assert box is not None and "bad.obj" in box.text()
+    box.close()
+    window.session.goto(5)  # still alive
+    assert window.session.scene.name == "chains-6to1"
+
+
+def test_screenshot_is_not_blank(window, tmp_path):
+    window.session.goto(100)
+    img = window.screenshot(str(tmp_path / "shot.png"))
+    assert img.ndim == 3 and img.std() > 5
+    assert os.path.getsize(tmp_path / "shot.png") > 1000
