@@ -9,14 +9,14 @@ equal size. Nodes are allocated in pre-order pairs, so children come after paren
 import numpy as np
 from numba import njit
 
-from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_SPHERE, LEFT, N_FCOLS, N_ICOLS, R0, RIGHT,
+from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_FCOLS, N_ICOLS, R0, RIGHT,
                       SIZE, START)
 from .bv import aabb, obb, sphere
 
 
 @njit(cache=True)
 def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
-             tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf):
+             tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf, work):
     """Fit every bounding volume of ``kind`` to the node's triangles."""
     if kind == KIND_AABB:
         aabb.set_identity_axes(nodes_f, node)
@@ -26,11 +26,14 @@ def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
         obb.triangle_axes(axes_buf, verts, faces, prim_order[start])
     else:
         obb.covariance_axes(axes_buf, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
-                            prim_order, start, count)
+                            prim_order, start, count, work)
     for r in range(3):
         for c in range(3):
             nodes_f[node, R0 + 3 * r + c] = axes_buf[r, c]
     obb.fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad)
+    if kind == KIND_OBB:
+        sphere.from_box(nodes_f, node)
+        return
     sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
     if kind == KIND_SPHERE:
         nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
@@ -68,6 +71,7 @@ def build_tree(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m
     prim_order = np.arange(m).astype(np.int32)
     stack = np.empty(cap, dtype=np.int32)
     axes_buf = np.empty((3, 3))
+    work = np.empty((2, 3, 3))
     nodes_i[0, START] = 0
     nodes_i[0, COUNT] = m
     n_nodes = 1
@@ -80,7 +84,7 @@ def build_tree(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m
         start = nodes_i[node, START]
         count = nodes_i[node, COUNT]
         fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
-                 tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf)
+                 tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf, work)
         if count <= leaf_size:
             continue
         # longest box axis; oriented boxes keep their axes sorted, so it is column 0
@@ -150,13 +154,19 @@ def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad):
                     for c in range(3):
                         nodes_f[node, R0 + 3 * r + c] = axes_buf[r, c]
             obb.fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad)
-            sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
+            if kind == KIND_OBB:
+                sphere.from_box(nodes_f, node)
+            else:
+                sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
         else:
             right = nodes_i[node, RIGHT]
             if kind == KIND_AABB:
                 aabb.merge(nodes_f, node, left, right)
                 continue
             obb.merge_keep_axes(nodes_f, node, left, right)
-            sphere.merge(nodes_f, node, left, right)
+            if kind == KIND_OBB:
+                sphere.from_box(nodes_f, node)
+            else:
+                sphere.merge(nodes_f, node, left, right)
         if kind == KIND_SPHERE:
             nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)

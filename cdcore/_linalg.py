@@ -4,18 +4,21 @@ from numba import njit
 
 
 @njit(cache=True)
-def sym_eig3(a00, a01, a02, a11, a12, a22, vecs):
+def sym_eig3(a00, a01, a02, a11, a12, a22, vecs, work=None):
     """Eigen-decompose a symmetric 3x3 matrix by cyclic Jacobi rotations.
 
     Writes the eigenvectors as the columns of ``vecs`` (3, 3), sorted by decreasing
-    eigenvalue, right-handed. Returns nothing; ~30 rotations at most for doubles.
+    eigenvalue, right-handed. ``work`` (2, 3, 3) is optional scratch (the build passes one
+    so that no node allocates). Returns nothing; ~30 rotations at most for doubles.
     """
     # scale to unit magnitude so the convergence test neither underflows nor overflows
     scale = max(max(abs(a00), abs(a01)), max(max(abs(a02), abs(a11)), max(abs(a12), abs(a22))))
     if scale == 0.0 or not np.isfinite(scale):
         scale = 1.0
     a00, a01, a02, a11, a12, a22 = a00 / scale, a01 / scale, a02 / scale, a11 / scale, a12 / scale, a22 / scale
-    a = np.empty((3, 3))
+    if work is None:
+        work = np.empty((2, 3, 3))
+    a = work[0]
     a[0, 0] = a00
     a[0, 1] = a01
     a[0, 2] = a02
@@ -25,7 +28,10 @@ def sym_eig3(a00, a01, a02, a11, a12, a22, vecs):
     a[2, 0] = a02
     a[2, 1] = a12
     a[2, 2] = a22
-    v = np.eye(3)
+    v = work[1]
+    for r in range(3):
+        for c in range(3):
+            v[r, c] = 1.0 if r == c else 0.0
     for _sweep in range(12):
         off = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
         diag = a[0, 0] * a[0, 0] + a[1, 1] * a[1, 1] + a[2, 2] * a[2, 2]
@@ -58,11 +64,18 @@ def sym_eig3(a00, a01, a02, a11, a12, a22, vecs):
                     vkq = v[k, q]
                     v[k, p] = c * vkp - s * vkq
                     v[k, q] = s * vkp + c * vkq
-    # sort columns by decreasing eigenvalue
-    order = np.argsort(-np.array([a[0, 0], a[1, 1], a[2, 2]]))
-    for c in range(3):
-        for r in range(3):
-            vecs[r, c] = v[r, order[c]]
+    # sort columns by decreasing eigenvalue (three elements: a tiny sorting network)
+    o0, o1, o2 = 0, 1, 2
+    if a[o1, o1] > a[o0, o0]:
+        o0, o1 = o1, o0
+    if a[o2, o2] > a[o1, o1]:
+        o1, o2 = o2, o1
+    if a[o1, o1] > a[o0, o0]:
+        o0, o1 = o1, o0
+    for r in range(3):
+        vecs[r, 0] = v[r, o0]
+        vecs[r, 1] = v[r, o1]
+        vecs[r, 2] = v[r, o2]
     orthonormal_frame(vecs)
 
 

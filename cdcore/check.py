@@ -34,7 +34,8 @@ def check_bvh(bvh, rtol: float = 1e-12, children: bool | None = None) -> list[st
     if len(covered) != len(f) or not np.array_equal(np.sort(covered), np.arange(len(f))):
         errs.append("leaves do not partition the triangles")
     has_box = bvh.kind != L.KIND_SPHERE
-    has_sphere = bvh.kind != L.KIND_AABB
+    # OBB-only trees keep a box-derived sphere in the row but never test it
+    has_sphere = bvh.kind in (L.KIND_SPHERE, L.KIND_OBB_SPHERE)
     centers, ext, axes = bvh.box_centers(), bvh.box_extents(), bvh.box_axes()
     sc, sr = bvh.sphere_centers(), bvh.sphere_radii()
     for i in range(n):

@@ -491,7 +491,7 @@ def test_check_detects_broken_trees(bv):
     good = build_bvh(mesh, bv, 2)
     assert good.check() == []
     has_box = good.kind != L.KIND_SPHERE
-    has_sphere = good.kind != L.KIND_AABB
+    has_sphere = good.kind in (L.KIND_SPHERE, L.KIND_OBB_SPHERE)  # OBB-only trees test no spheres
     internal = np.flatnonzero(~good.is_leaf)
     node = int(internal[len(internal) // 2])
     left_child = int(good.nodes_i[node, L.LEFT])

@@ -13,41 +13,42 @@ from .aabb import box_size
 
 
 @njit(cache=True)
-def covariance_axes(node_axes, tri_m1, tri_m2, pts_m1, pts_m2, tri_area, prim_order, start, count):
+def covariance_axes(node_axes, tri_m1, tri_m2, pts_m1, pts_m2, tri_area, prim_order, start, count, work=None):
     """Principal axes of the node's triangles into ``node_axes`` (3, 3) columns.
 
     Area-weighted covariance of the triangles' surface (Gottschalk's continuous formula,
     precomputed per triangle as first and second moments ``tri_m1`` (m, 3), ``tri_m2``
     (m, 6)); when the total area vanishes (all triangles degenerate) the covariance of
-    the vertices (``pts_m1``, ``pts_m2``) is used instead.
+    the vertices (``pts_m1``, ``pts_m2``) is used instead. ``work``: scratch for
+    ``sym_eig3``.
     """
     area = 0.0
     for k in range(start, start + count):
         area += tri_area[prim_order[k]]
-    s = np.zeros(9)
-    use_pts = not area > 0.0
+    m1 = tri_m1
+    m2 = tri_m2
+    w = area
+    if not area > 0.0:
+        m1 = pts_m1
+        m2 = pts_m2
+        w = 3.0 * count
+    s0 = s1 = s2 = 0.0
+    xx = xy = xz = yy = yz = zz = 0.0
     for k in range(start, start + count):
         f = prim_order[k]
-        if use_pts:
-            for d in range(3):
-                s[d] += pts_m1[f, d]
-            for d in range(6):
-                s[3 + d] += pts_m2[f, d]
-        else:
-            for d in range(3):
-                s[d] += tri_m1[f, d]
-            for d in range(6):
-                s[3 + d] += tri_m2[f, d]
-    w = 3.0 * count if use_pts else area
-    mx, my, mz = s[0] / w, s[1] / w, s[2] / w
+        s0 += m1[f, 0]
+        s1 += m1[f, 1]
+        s2 += m1[f, 2]
+        xx += m2[f, 0]
+        xy += m2[f, 1]
+        xz += m2[f, 2]
+        yy += m2[f, 3]
+        yz += m2[f, 4]
+        zz += m2[f, 5]
+    mx, my, mz = s0 / w, s1 / w, s2 / w
     # second moments are stored xx, xy, xz, yy, yz, zz
-    cxx = s[3] / w - mx * mx
-    cxy = s[4] / w - mx * my
-    cxz = s[5] / w - mx * mz
-    cyy = s[6] / w - my * my
-    cyz = s[7] / w - my * mz
-    czz = s[8] / w - mz * mz
-    sym_eig3(cxx, cxy, cxz, cyy, cyz, czz, node_axes)
+    sym_eig3(xx / w - mx * mx, xy / w - mx * my, xz / w - mx * mz, yy / w - my * my, yz / w - my * mz,
+             zz / w - mz * mz, node_axes, work)
 
 
 @njit(cache=True)

@@ -3,7 +3,7 @@ for two spheres (the smallest sphere enclosing both)."""
 import numpy as np
 from numba import njit
 
-from .._layout import C0, S0, SR
+from .._layout import C0, E0, S0, SR
 
 
 @njit(cache=True)
@@ -25,18 +25,20 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     """Sphere around the node's triangles. Candidate centres: the node's box centre (an
     OBB centre is usually the best cheap guess), the AABB centre and the vertex centroid;
     the one with the smallest enclosing radius wins. Box columns must already be set."""
-    lo = np.full(3, np.inf)
-    hi = np.full(3, -np.inf)
-    mean = np.zeros(3)
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    m0 = m1 = m2 = 0.0
     for k in range(start, start + count):
         f = prim_order[k]
         for c in range(3):
             v = faces[f, c]
-            for d in range(3):
-                x = verts[v, d]
-                lo[d] = min(lo[d], x)
-                hi[d] = max(hi[d], x)
-                mean[d] += x
+            x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
+            lo0, hi0 = min(lo0, x), max(hi0, x)
+            lo1, hi1 = min(lo1, y), max(hi1, y)
+            lo2, hi2 = min(lo2, z), max(hi2, z)
+            m0 += x
+            m1 += y
+            m2 += z
     n = 3.0 * count
     best_r = np.inf
     bx = by = bz = 0.0
@@ -44,9 +46,9 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
         if cand == 0:
             cx, cy, cz = nodes_f[node, C0], nodes_f[node, C0 + 1], nodes_f[node, C0 + 2]
         elif cand == 1:
-            cx, cy, cz = 0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])
+            cx, cy, cz = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1), 0.5 * (lo2 + hi2)
         else:
-            cx, cy, cz = mean[0] / n, mean[1] / n, mean[2] / n
+            cx, cy, cz = m0 / n, m1 / n, m2 / n
         r = _max_dist(verts, faces, prim_order, start, count, cx, cy, cz)
         if r < best_r:
             best_r = r
@@ -55,6 +57,17 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     nodes_f[node, S0 + 1] = by
     nodes_f[node, S0 + 2] = bz
     nodes_f[node, SR] = best_r + pad
+
+
+@njit(cache=True)
+def from_box(nodes_f, node):
+    """The sphere around the node's box (centre, half-diagonal): for OBB-only trees,
+    which never test spheres but keep the columns meaningful."""
+    e0, e1, e2 = nodes_f[node, E0], nodes_f[node, E0 + 1], nodes_f[node, E0 + 2]
+    nodes_f[node, S0] = nodes_f[node, C0]
+    nodes_f[node, S0 + 1] = nodes_f[node, C0 + 1]
+    nodes_f[node, S0 + 2] = nodes_f[node, C0 + 2]
+    nodes_f[node, SR] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) * (1.0 + 1e-15)
 
 
 @njit(cache=True)
