@@ -34,6 +34,13 @@ KIND_AABB = 0
 KIND_OBB = 1
 KIND_SPHERE = 2
 KIND_OBB_SPHERE = 3
+# k-DOPs over fixed direction sets (cdcore.bv.kdop): their slabs and realignment data live
+# in ``BVH.kdop``; nodes_f holds the AABB of slabs 0..2, a sphere and SIZE.
+KIND_KDOP6 = 4
+KIND_KDOP14 = 5
+KIND_KDOP18 = 6
+KIND_KDOP26 = 7
+KDOP_KINDS = (KIND_KDOP6, KIND_KDOP14, KIND_KDOP18, KIND_KDOP26)
 
 # overlap tests
 TEST_SAT15 = 0
@@ -41,6 +48,7 @@ TEST_SAT6 = 1
 TEST_SPHERE = 2
 TEST_SPHERE5 = 3
 TEST_SPHERE15 = 4
+TEST_SLAB = 5  # k-DOP slab-interval test after realignment (cdcore._kdop_traverse)
 
 # separating-axis ids used by counters, traces and histograms:
 #   0..2  A's box axes (face normals), 3..5 B's box axes,

@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _layout as L
 from ._build import build_tree, refit_tree
+from ._kdop import build_kdop_arrays, refit_kdop
 from .bv import BV_TYPES
 from .bv.obb import triangle_moments
 from .mesh import Mesh
@@ -48,7 +49,7 @@ class BVH:
         Depth of every node (root 0). Children always have larger ids than their parent.
     """
 
-    def __init__(self, mesh: Mesh, bv: str, leaf_size: int, nodes_f, nodes_i, prim_order, depth):
+    def __init__(self, mesh: Mesh, bv: str, leaf_size: int, nodes_f, nodes_i, prim_order, depth, kdop=None):
         self.mesh = mesh
         self.bv = bv
         self.kind = BV_TYPES[bv].kind
@@ -57,6 +58,7 @@ class BVH:
         self.nodes_i = nodes_i
         self.prim_order = prim_order
         self.depth = depth
+        self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
         self._view = None
 
@@ -71,8 +73,8 @@ class BVH:
             raise TypeError(f"leaf_size: expected an int, got {type(leaf_size).__name__}")
         if leaf_size < 1:
             raise ValueError(f"leaf_size: must be >= 1, got {leaf_size}")
-        nodes_f, nodes_i, order, depth = _build_arrays(mesh, bv, int(leaf_size))
-        return cls(mesh, bv, int(leaf_size), nodes_f, nodes_i, order, depth)
+        nodes_f, nodes_i, order, depth, kdop = _build_arrays(mesh, bv, int(leaf_size))
+        return cls(mesh, bv, int(leaf_size), nodes_f, nodes_i, order, depth, kdop)
 
     def refit(self, vertices) -> None:
         """Refit all volumes to new vertex positions, keeping the topology (one reverse
@@ -82,6 +84,9 @@ class BVH:
         """
         self.mesh = self.mesh.with_vertices(vertices)
         self._view = None
+        if self.kdop is not None:
+            refit_kdop(self, _pad(self.mesh.vertices))
+            return
         refit_tree(self.kind, self.nodes_f, self.nodes_i, self.prim_order, self.mesh.vertices,
                    self.mesh.faces, _pad(self.mesh.vertices))
 
@@ -89,7 +94,7 @@ class BVH:
         """Build the hierarchy anew (optionally for new vertex positions)."""
         if vertices is not None:
             self.mesh = self.mesh.with_vertices(vertices)
-        self.nodes_f, self.nodes_i, self.prim_order, self.depth = _build_arrays(
+        self.nodes_f, self.nodes_i, self.prim_order, self.depth, self.kdop = _build_arrays(
             self.mesh, self.bv, self.leaf_size)
         self._height = int(self.depth.max())
         self._view = None
@@ -151,7 +156,11 @@ class BVH:
         """Invariant check (numpy, for tests and the app's insight view); see
         :func:`cdcore.check.check_bvh`. Returns a list of violations."""
         from .check import check_bvh
-        return check_bvh(self, rtol, children)
+        errs = check_bvh(self, rtol, children)
+        if self.kdop is not None and not errs:
+            from .bv.kdop import check_kdop
+            errs += check_kdop(self, rtol)
+        return errs
 
     def __repr__(self) -> str:
         return (f"BVH(bv={self.bv!r}, triangles={self.mesh.n_faces}, nodes={self.n_nodes}, "
@@ -161,12 +170,14 @@ class BVH:
 def _build_arrays(mesh: Mesh, bv: str, leaf_size: int):
     v, f = mesh.vertices, mesh.faces
     kind = BV_TYPES[bv].kind
+    if kind in L.KDOP_KINDS:
+        return build_kdop_arrays(bv, v, f, leaf_size, _pad(v))
     if kind == L.KIND_AABB:
         m1 = m2 = p1 = p2 = np.zeros((1, 6))
         area = np.zeros(1)
     else:
         m1, m2, p1, p2, area = triangle_moments(v, f)
-    return build_tree(kind, v, f, leaf_size, _pad(v), m1, m2, p1, p2, area)
+    return build_tree(kind, v, f, leaf_size, _pad(v), m1, m2, p1, p2, area) + (None,)
 
 
 def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:
@@ -175,9 +186,11 @@ def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:
     Parameters
     ----------
     mesh : Mesh
-    bv : {"aabb", "obb", "sphere", "obb_sphere"}
+    bv : {"aabb", "obb", "sphere", "obb_sphere", "kdop6", "kdop14", "kdop18", "kdop26"}
         Bounding-volume type. ``"obb_sphere"`` stores an OBB and a sphere per node
-        (Chang et al. 2010); ``"sphere"`` uses the spheres only.
+        (Chang et al. 2010); ``"sphere"`` uses the spheres only; ``"kdopK"`` builds k-DOPs
+        over fixed direction sets, split at the midpoint of the widest slab (node data in
+        ``BVH.kdop``, see ``cdcore.bv.kdop``).
     leaf_size : int
         Maximum number of triangles per leaf.
     """

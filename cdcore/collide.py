@@ -11,12 +11,13 @@ from . import _layout as L
 from ._cycles import seconds_per_cycle
 from ._overlap import (PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5, SAT6_AXES, SAT15_AXES,
                        SPHERE5_AXES)
+from ._kdop_traverse import check_realign, run_kdop_batch, run_kdop_traversal
 from ._traverse import DONE, N_COUNTERS, traverse, traverse_batch
 from .bv import BV_TYPES
 from .bvh import BVH
 from .transforms import as_pose, as_poses, relative_transform
 
-TESTS = ("sat15", "sat6", "sphere", "sphere5", "sphere15")
+TESTS = ("sat15", "sat6", "sphere", "sphere5", "sphere15", "slab")  # "slab": k-DOPs (cdcore.bv.kdop)
 
 AXIS_NAMES = (
     ["a0 (A long)", "a1 (A mid)", "a2 (A short)", "b0 (B long)", "b1 (B mid)", "b2 (B short)"]
@@ -175,7 +176,7 @@ def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace:
 
 
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
-            contacts: str = "all", trace: bool = False) -> CollisionResult:
+            contacts: str = "all", trace: bool = False, realign: str | None = None) -> CollisionResult:
     """Intersect two posed meshes through their hierarchies.
 
     Parameters
@@ -192,20 +193,33 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         Report every intersecting triangle pair, or stop at the first.
     trace : bool
         Record every tested node pair (``CollisionResult.trace``).
+    realign : {"table", "all", "major"}, optional
+        k-DOP hierarchies only (default "table"; must be None for other types): how B's
+        k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
+        test is "slab" and trace/histogram axis ids are A's slab directions
+        (``cdcore.bv.kdop.KDOP_AXIS_NAMES``).
     """
     test = _check_pair(bvh_a, bvh_b, test)
+    realign = check_realign(realign, bvh_a.kind in L.KDOP_KINDS)
     if contacts not in ("all", "first"):
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
     pa, pb = as_pose(pose_a, "pose_a"), as_pose(pose_b, "pose_b")
     R, t = relative_transform(pa, pb)
-    out, trace_obj, stats = run_traversal(TreeView.of(bvh_a), TreeView.of(bvh_b), test, R, t,
-                                          contacts == "first", bool(trace))
+    if realign is not None:
+        out, rows, counters, hist, t_total = run_kdop_traversal(bvh_a, bvh_b, realign, R, t,
+                                                                contacts == "first", bool(trace))
+        trace_obj = None if rows is None else Trace(*(rows[:, c].copy() for c in range(4)))
+        stats = _stats(counters, hist, t_total)
+    else:
+        out, trace_obj, stats = run_traversal(TreeView.of(bvh_a), TreeView.of(bvh_b), test, R, t,
+                                              contacts == "first", bool(trace))
     if len(out) > 1:
         out = out[np.lexsort((out[:, 1], out[:, 0]))]
     return CollisionResult(bool(len(out) > 0), np.ascontiguousarray(out), stats, trace_obj)
 
 
-def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None = None) -> BatchResult:
+def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None = None,
+                  realign: str | None = None) -> BatchResult:
     """First-contact queries for N placements of B in one compiled call (the van den
     Bergen benchmark: many random placements).
 
@@ -215,10 +229,16 @@ def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None
         Placements of B.
     pose_a : (4, 4) float64, optional
         Placement of A (identity by default).
+    realign : {"table", "all", "major"}, optional
+        As for ``collide`` (k-DOP hierarchies only).
     """
     test = _check_pair(bvh_a, bvh_b, test)
+    realign = check_realign(realign, bvh_a.kind in L.KDOP_KINDS)
     pa = as_pose(pose_a, "pose_a")
     pbs = as_poses(poses_b, "poses_b")
+    if realign is not None:
+        hits, counters, hist, t_total = run_kdop_batch(bvh_a, bvh_b, realign, pa, pbs)
+        return BatchResult(hits, _stats(counters, hist, t_total))
     program, axes, use_sphere, use_box = test_plan(test)
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     hist = np.zeros(L.N_AXES, dtype=np.int64)

@@ -1,0 +1,494 @@
+"""Simultaneous descent of two k-DOP hierarchies with realignment of B's k-DOPs.
+
+Everything happens in A's model frame (Fünzig & Fellner section 2: the k-DOP of node b of
+B under M = (R, t) is realigned to A's directions, then the overlap test is the k/2
+slab-interval comparisons of section 4). Per query, ``prepare_query`` turns R into the
+tables of the chosen realignment; per node pair, ``realigned_interval`` gives, for each of
+A's slab directions E_i, an interval [lo', hi'] that contains E_i . (R p + t) for every
+vertex p under b -- conservatively, in floating point (see ``QUERY_PAD_REL``). A's slabs are
+tested in order 0 .. k/2-1 and the first one whose intervals are disjoint is the
+"separating axis" of traces and histograms (ids 0 .. k/2-1, ``bv.kdop.KDOP_AXIS_NAMES``).
+
+Realignments (``method``):
+
+``REALIGN_MAJOR`` (0)  SAT-lite-like (van den Bergen 1998, section 3; Fünzig section 2,
+    Fig. 3): only B's x, y, z slabs (its AABB): E.(Rp + t) = sum_j (R^T E)_j x_j + E.t,
+    each term bounded by the slab's lo or hi by the sign of its coefficient. Exact for the
+    AABB, conservative for the k-DOP.
+``REALIGN_ALL`` (1)  Zachmann's approximation (1998; Fünzig section 2, eq. 3): the unit
+    DOP's vertex extremal in D' = R^T E names a triple of B's half-space directions with
+    D' = sum lambda_h D_h, lambda >= 0, and E.(Rp + t) <= sum lambda_h d_h + E.t for every
+    k-DOP (weak LP duality). Found once per query for every E (the "k inversions" are
+    precomputed once per k in B's frame, where the directions are fixed, ``FacetTable``);
+    per realignment: 3 multiply-adds per bound. A coefficient that rounding made slightly
+    negative takes the opposite slab bound, so every triple gives a valid bound.
+``REALIGN_TABLE`` (2)  the paper's method (section 3-4): remap D' to the nearest of B's
+    k directions, sigma (eq. 9), find its ring m; per node pair
+    hi' = E.(R c + t) + |D'| max(T[m, outer] hrel, TN[m] rho) (eq. 5-8, the "correct" term
+    of section 4 is E.(R c + t)), with the conservative 2-D table of ``RingTable``.
+
+At leaf pairs, every moved triangle of B is first tested with its own exact k-DOP in A's
+directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tests.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from ._cycles import read_cycles
+from ._kdop import ensure_table
+from ._layout import (COUNT, LEFT, N_AXES, OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE,
+                      START)
+from .bv.kdop import facet_table, ring_table
+from ._tritri import tri_tri_overlap_xyz
+from .transforms import _relative_transform
+
+REALIGN_MAJOR = 0
+REALIGN_ALL = 1
+REALIGN_TABLE = 2
+REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR}
+DEFAULT_REALIGN = "table"
+
+# counter slots: the same as ``_traverse`` (checked by tests/test_kdop_build.py)
+CNT_BV_TESTS = 0
+CNT_PRIM_TESTS = 1
+CNT_LEAF_PAIRS = 2
+CNT_FALSE = 3
+CNT_PRIM_CYCLES = 4
+CNT_MAX_STACK = 5
+N_COUNTERS = 6
+
+# Realigned intervals are widened by QUERY_PAD_REL * (max |t_i| + scale_B) on both sides.
+# Sources of rounding it absorbs: (1) the leaf test sees B's vertices transformed in
+# floating point, a few ulps (~1e-15 relative) of |R p| + |t| away from the exact R p + t;
+# (2) the realignment arithmetic (R^T E, E.t, the triple's lambda, E.(R c + t), the table
+# factor times hrel/rho: a few ulps each, with magnitudes bounded by a few times
+# scale_B + |t| since |lambda| <= 2 and the table factors are <= 1/a <= 1.8). 1e-12 is
+# >100x the sum of those, and 1e-12 of the scene is far below any meaningful gap. The
+# slabs themselves carry the build pad for their own projection rounding.
+QUERY_PAD_REL = 1e-12
+
+
+# exit-axis histogram length: A's slab ids 0 .. k/2-1 (k/2 <= 13) fit the 16 slots of the
+# other types (``_layout.N_AXES``), so ``CollisionStats.axis_hist`` keeps one shape
+N_HIST = max(N_AXES, 13)
+
+
+# Per-query tables, one row per A slab direction i (``prepare_query``):
+#   qf (k/2, QF_TROW + n) float64: G_i = R^T E_i (3), E_i.t + qpad, E_i.t - qpad,
+#       coef (3, major/all), |D'| TN[m], the query pad and |D'| T[m, :] (n, table);
+#   qi (k/2, 8) int64: the slab columns of B's slab row for hi' and lo' (3 + 3, major/all)
+#       and the remapped directions sigma(E_i), sigma(-E_i) (table).
+QF_G = 0
+QF_ETHI = 3
+QF_ETLO = 4
+QF_COEF = 5
+QF_TN = 8
+QF_PAD = 9  # the query pad itself (row 0 only)
+QF_TROW = 10
+QI_HI = 0
+QI_LO = 3
+QI_SIGHI = 6
+QI_SIGLO = 7
+QI_COLS = 8
+
+
+@njit(cache=True)
+def prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, T, TN, inv_delta, qf, qi):
+    """Per-query realignment tables for the rotation R (B's frame to A's) and translation t
+    into ``qf``/``qi`` (layout above). ``G_i = R^T E_i`` is A's direction i in B's frame (D'_i),
+    not normalised: R is only orthonormal to 1e-6, and every bound below is linear in D'.
+    """
+    k2 = dirs.shape[0]
+    n = T.shape[0]
+    k = 2 * k2
+    tmax = max(abs(t[0]), max(abs(t[1]), abs(t[2])))
+    qpad = QUERY_PAD_REL * (tmax + scale_b)
+    for i in range(k2):
+        e0 = dirs[i, 0]
+        e1 = dirs[i, 1]
+        e2 = dirs[i, 2]
+        gx = e0 * R[0, 0] + e1 * R[1, 0] + e2 * R[2, 0]
+        gy = e0 * R[0, 1] + e1 * R[1, 1] + e2 * R[2, 1]
+        gz = e0 * R[0, 2] + e1 * R[1, 2] + e2 * R[2, 2]
+        qf[i, QF_G] = gx
+        qf[i, QF_G + 1] = gy
+        qf[i, QF_G + 2] = gz
+        et = e0 * t[0] + e1 * t[1] + e2 * t[2]
+        qf[i, QF_ETHI] = et + qpad
+        qf[i, QF_ETLO] = et - qpad
+        qf[i, QF_PAD] = qpad
+        if method == REALIGN_MAJOR:
+            # B's x, y, z slabs: E.(R p) = gx x + gy y + gz z
+            for c in range(3):
+                g = qf[i, QF_G + c]
+                qf[i, QF_COEF + c] = g
+                qi[i, QI_HI + c] = k2 + c if g >= 0.0 else c
+                qi[i, QI_LO + c] = c if g >= 0.0 else k2 + c
+        elif method == REALIGN_ALL:
+            # the unit DOP's vertex extremal in direction D' names a facet ...
+            best = -np.inf
+            fbest = 0
+            for f in range(fvert.shape[0]):
+                d = gx * fvert[f, 0] + gy * fvert[f, 1] + gz * fvert[f, 2]
+                if d > best:
+                    best = d
+                    fbest = f
+            # ... and the facet's triangle whose cone holds D' (largest smallest coefficient)
+            tbest = fstart[fbest]
+            mbest = -np.inf
+            for tt in range(fstart[fbest], fstart[fbest + 1]):
+                mn = np.inf
+                for r in range(3):
+                    mn = min(mn, finv[tt, r, 0] * gx + finv[tt, r, 1] * gy + finv[tt, r, 2] * gz)
+                if mn > mbest:
+                    mbest = mn
+                    tbest = tt
+            for r in range(3):
+                lam = finv[tbest, r, 0] * gx + finv[tbest, r, 1] * gy + finv[tbest, r, 2] * gz
+                mu = fsign[tbest, r] * lam  # coefficient of slab j (direction +D_j)
+                j = fslab[tbest, r]
+                qf[i, QF_COEF + r] = mu
+                # a coefficient that rounding made negative takes the opposite slab bound
+                qi[i, QI_HI + r] = k2 + j if mu >= 0.0 else j
+                qi[i, QI_LO + r] = j if mu >= 0.0 else k2 + j
+        else:
+            nu = math.sqrt(gx * gx + gy * gy + gz * gz)
+            # remapping sigma (eq. 9): the nearest of B's k half-space directions
+            best = -np.inf
+            h = 0
+            for j in range(k2):
+                d = (gx * dirs[j, 0] + gy * dirs[j, 1] + gz * dirs[j, 2]) / nu
+                if d > best:
+                    best = d
+                    h = j
+                if -d > best:
+                    best = -d
+                    h = k2 + j
+            qi[i, QI_SIGHI] = h
+            qi[i, QI_SIGLO] = (h + k2) % k
+            m = int(math.ceil((1.0 - best) * inv_delta))
+            if m < 1:
+                m = 1
+            if m > n - 1:
+                m = n - 1  # best < a only by rounding: covered by the table's angular slack
+            qf[i, QF_TN] = nu * TN[m]
+            for j in range(n):
+                qf[i, QF_TROW + j] = nu * T[m, j]
+
+
+@njit(cache=True, inline='always')
+def realigned_interval(method, i, b, slabB, tabB, outB, qf, qi):
+    """(lo', hi') of B's node b along A's direction i, already widened by the query pad.
+    ``tabB`` rows: [centre (3), hrel (k), rho (k)]."""
+    if method == REALIGN_TABLE:
+        k = outB.shape[1]
+        # the "correct" term of section 4: E.(R c + t)
+        cc = qf[i, QF_G] * tabB[b, 0] + qf[i, QF_G + 1] * tabB[b, 1] + qf[i, QF_G + 2] * tabB[b, 2]
+        tn = qf[i, QF_TN]
+        h = qi[i, QI_SIGHI]
+        up = max(qf[i, QF_TROW + outB[b, h]] * tabB[b, 3 + h], tn * tabB[b, 3 + k + h])
+        h = qi[i, QI_SIGLO]
+        dn = max(qf[i, QF_TROW + outB[b, h]] * tabB[b, 3 + h], tn * tabB[b, 3 + k + h])
+        return cc + qf[i, QF_ETLO] - dn, cc + qf[i, QF_ETHI] + up
+    c0 = qf[i, QF_COEF]
+    c1 = qf[i, QF_COEF + 1]
+    c2 = qf[i, QF_COEF + 2]
+    hi = qf[i, QF_ETHI] + c0 * slabB[b, qi[i, 0]] + c1 * slabB[b, qi[i, 1]] + c2 * slabB[b, qi[i, 2]]
+    lo = qf[i, QF_ETLO] + c0 * slabB[b, qi[i, 3]] + c1 * slabB[b, qi[i, 4]] + c2 * slabB[b, qi[i, 5]]
+    return lo, hi
+
+
+@njit(cache=True)
+def realign_node(method, b, slabB, tabB, outB, qf, qi, out):
+    """All k/2 realigned intervals of node b into ``out`` (k,) as [lo..., hi...] (for the
+    numpy-facing helpers in ``cdcore.realign``: the traversal's own arithmetic)."""
+    k2 = qf.shape[0]
+    for i in range(k2):
+        lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
+        out[i] = lo
+        out[k2 + i] = hi
+
+
+@njit(cache=True)
+def _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs, counters, dirs, slabA,
+               qpad):
+    """Exact triangle tests of a leaf pair, B's vertices moved into A's frame with the same
+    arithmetic as ``_traverse._leaf_pair`` and ``transforms.transform_points`` (so results
+    match the oracle bit for bit).
+
+    Each moved triangle of B is first tested against A's leaf k-DOP with its own exact
+    k-DOP (its three moved vertices projected onto A's directions: the "mixed" test of
+    Fünzig section 6, which skips the realignment's slack at the leaves); a separating slab
+    skips the triangle's exact tests. The projections are widened by ``qpad`` (their
+    rounding is a few ulps of the coordinates; A's slabs carry the build pad), so a
+    triangle pair the exact test would accept is never skipped."""
+    hit = False
+    c0 = read_cycles()
+    k2 = dirs.shape[0]
+    sa = niA[a, START]
+    sb = niB[b, START]
+    for jb in range(sb, sb + niB[b, COUNT]):
+        fb = poB[jb]
+        v = fB[fb, 0]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        dx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
+        dy = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
+        dz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
+        v = fB[fb, 1]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        ex = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
+        ey = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
+        ez = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
+        v = fB[fb, 2]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        gx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
+        gy = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
+        gz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
+        separated = False
+        for i in range(k2):
+            e0 = dirs[i, 0]
+            e1 = dirs[i, 1]
+            e2 = dirs[i, 2]
+            p0 = e0 * dx + e1 * dy + e2 * dz
+            p1 = e0 * ex + e1 * ey + e2 * ez
+            p2 = e0 * gx + e1 * gy + e2 * gz
+            if (max(p0, max(p1, p2)) + qpad < slabA[a, i]
+                    or min(p0, min(p1, p2)) - qpad > slabA[a, k2 + i]):
+                separated = True
+                break
+        if separated:
+            continue
+        for ja in range(sa, sa + niA[a, COUNT]):
+            fa = poA[ja]
+            p = fA[fa, 0]
+            q = fA[fa, 1]
+            r = fA[fa, 2]
+            counters[CNT_PRIM_TESTS] += 1
+            if tri_tri_overlap_xyz(vA[p, 0], vA[p, 1], vA[p, 2], vA[q, 0], vA[q, 1], vA[q, 2],
+                                   vA[r, 0], vA[r, 1], vA[r, 2], dx, dy, dz, ex, ey, ez, gx, gy, gz):
+                hit = True
+                pairs[n_pairs, 0] = fa
+                pairs[n_pairs, 1] = fb
+                n_pairs += 1
+                if first:
+                    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
+                    return hit, n_pairs
+    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
+    return hit, n_pairs
+
+
+DONE = 0
+BUFFER_FULL = 1
+
+
+@njit(cache=True)
+def traverse_kdop(method, first, trace_on, R, t, dirs,
+                  nfA, niA, poA, vA, fA, slabA,
+                  nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
+                  pairs, n_pairs, trace, n_trace, stack, sp, counters, hist):
+    """Collide two k-DOP hierarchies, resumably (the protocol of ``_traverse.traverse``:
+    returns (status, sp, n_pairs, n_trace); with BUFFER_FULL grow the full buffer and call
+    again with the returned state). The per-query tables ``qf``/``qi`` come from
+    ``prepare_query``. Each tested pair realigns b afresh (never cached, as in the paper's
+    benchmarks); when both nodes are internal the one with the larger SIZE is descended."""
+    k2 = slabA.shape[1] // 2
+    while sp > 0:
+        if trace_on and n_trace >= trace.shape[0]:
+            return BUFFER_FULL, sp, n_pairs, n_trace
+        a = stack[sp - 1, 0]
+        b = stack[sp - 1, 1]
+        leaf_a = niA[a, LEFT] < 0
+        leaf_b = niB[b, LEFT] < 0
+        if leaf_a and leaf_b:
+            if n_pairs + niA[a, COUNT] * niB[b, COUNT] > pairs.shape[0]:
+                return BUFFER_FULL, sp, n_pairs, n_trace
+        sp -= 1
+        counters[CNT_BV_TESTS] += 1
+        sep = -1
+        for i in range(k2):
+            lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
+            if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
+                sep = i
+                break
+        outcome = OUT_OVERLAP
+        if sep >= 0:
+            hist[sep] += 1
+            outcome = OUT_SEPARATED
+        elif leaf_a and leaf_b:
+            counters[CNT_LEAF_PAIRS] += 1
+            hit, n_pairs = _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs,
+                                      counters, dirs, slabA, qf[0, QF_PAD])
+            if hit:
+                outcome = OUT_LEAF_HIT
+            else:
+                outcome = OUT_LEAF_MISS
+                counters[CNT_FALSE] += 1
+        elif leaf_b or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE]):
+            stack[sp, 0] = niA[a, RIGHT]
+            stack[sp, 1] = b
+            stack[sp + 1, 0] = niA[a, LEFT]
+            stack[sp + 1, 1] = b
+            sp += 2
+        else:
+            stack[sp, 0] = a
+            stack[sp, 1] = niB[b, RIGHT]
+            stack[sp + 1, 0] = a
+            stack[sp + 1, 1] = niB[b, LEFT]
+            sp += 2
+        if sp > counters[CNT_MAX_STACK]:
+            counters[CNT_MAX_STACK] = sp
+        if trace_on:
+            trace[n_trace, 0] = a
+            trace[n_trace, 1] = b
+            trace[n_trace, 2] = outcome
+            trace[n_trace, 3] = sep
+            n_trace += 1
+        if first and outcome == OUT_LEAF_HIT:
+            break
+    return DONE, sp, n_pairs, n_trace
+
+
+@njit(cache=True)
+def query_kdop(prep, method, first, trace_on, R, t, scale_b, dirs, fvert, fstart, fslab, fsign, finv, T, TN,
+               inv_delta, nfA, niA, poA, vA, fA, slabA, nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
+               pairs, n_pairs, trace, n_trace, stack, sp, counters, hist):
+    """``prepare_query`` (when ``prep``) then ``traverse_kdop``, in one compiled call."""
+    if prep:
+        prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, T, TN, inv_delta, qf, qi)
+    return traverse_kdop(method, first, trace_on, R, t, dirs, nfA, niA, poA, vA, fA, slabA,
+                         nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
+                         pairs, n_pairs, trace, n_trace, stack, sp, counters, hist)
+
+
+@njit(cache=True)
+def traverse_kdop_batch(method, pose_a, poses_b, scale_b, dirs, fvert, fstart, fslab, fsign, finv, T, TN,
+                        inv_delta, nfA, niA, poA, vA, fA, slabA, nfB, niB, poB, vB, fB, slabB, tabB, outB,
+                        max_leaf_a, max_leaf_b, stack_cap, counters, hist):
+    """First-contact queries of B at every pose of ``poses_b`` (N, 4, 4) against A at
+    ``pose_a``; returns (N,) bool; counters and histogram are summed."""
+    n = poses_b.shape[0]
+    k2 = dirs.shape[0]
+    hits = np.zeros(n, dtype=np.bool_)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    qf = np.zeros((k2, QF_TROW + T.shape[0]))
+    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
+    pairs = np.empty((max_leaf_a * max_leaf_b, 2), dtype=np.int32)
+    trace = np.empty((1, 4), dtype=np.int32)
+    stack = np.empty((stack_cap, 2), dtype=np.int32)
+    for q in range(n):
+        _relative_transform(pose_a, poses_b[q], R, t)
+        prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, T, TN, inv_delta, qf, qi)
+        stack[0, 0] = 0
+        stack[0, 1] = 0
+        _, _, n_pairs, _ = traverse_kdop(method, True, False, R, t, dirs, nfA, niA, poA, vA, fA, slabA,
+                                         nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
+                                         pairs, 0, trace, 0, stack, 1, counters, hist)
+        hits[q] = n_pairs > 0
+    return hits
+
+
+# ---- python drivers (called by cdcore.collide) -------------------------------------------
+def check_realign(realign, is_kdop: bool):
+    """Validate ``realign`` for a hierarchy pair: a method name (default "table") for k-DOP
+    trees, ``None`` for every other type. Returns the method name or None."""
+    if not is_kdop:
+        if realign is not None:
+            raise ValueError(f"realign: only k-DOP hierarchies are realigned; got realign={realign!r} "
+                             f"for a non-k-DOP bounding-volume type (leave it None)")
+        return None
+    if realign is None:
+        return DEFAULT_REALIGN
+    if not isinstance(realign, str) or realign not in REALIGN_METHODS:
+        raise ValueError(f"realign: expected one of {tuple(REALIGN_METHODS)}, got {realign!r}")
+    return realign
+
+
+_TABLES: dict = {}
+
+
+def _kdata(bvh, name):
+    kd = getattr(bvh, "kdop", None)
+    if kd is None:
+        raise ValueError(f"{name}: this {bvh.bv} hierarchy carries no k-DOP node data (build it with build_bvh)")
+    return kd
+
+
+def _plan(bvh_b, realign):
+    """(method, B's KdopData, the per-k tables (dirs, facet arrays, T, TN, inv_delta))."""
+    kd = _kdata(bvh_b, "bvh_b")
+    method = REALIGN_METHODS[realign]
+    if method == REALIGN_TABLE and not kd.table_valid:
+        ensure_table(bvh_b)
+    tabs = _TABLES.get(kd.bv)
+    if tabs is None:
+        ft, rt = facet_table(kd.bv), ring_table(kd.bv)
+        tabs = _TABLES[kd.bv] = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, rt.T, rt.TN, rt.inv_delta)
+    return method, kd, tabs
+
+
+def new_query_tables(k2: int, n_rings: int):
+    return np.zeros((k2, QF_TROW + n_rings)), np.zeros((k2, QI_COLS), dtype=np.int64)
+
+
+def prepare(bvh_b, realign, R, t):
+    """(method, qf, qi): the per-query tables of ``prepare_query`` for B (numpy-facing)."""
+    method, kd, tabs = _plan(bvh_b, realign)
+    qf, qi = new_query_tables(len(kd.dirs), tabs[6].shape[0])
+    prepare_query(method, tabs[0], np.ascontiguousarray(R, dtype=np.float64),
+                  np.ascontiguousarray(t, dtype=np.float64), kd.scale, *tabs[1:], qf, qi)
+    return method, qf, qi
+
+
+def run_kdop_traversal(bvh_a, bvh_b, realign, R, t, first: bool, trace: bool):
+    """Drive ``query_kdop``, growing buffers as needed. Returns (pairs (k, 2) int32
+    unsorted, trace rows (k, 4) int32 or None, counters, hist, t_total)."""
+    kd_a = _kdata(bvh_a, "bvh_a")
+    t0 = time.perf_counter()
+    method, kd_b, tabs = _plan(bvh_b, realign)
+    qf, qi = new_query_tables(len(kd_b.dirs), tabs[6].shape[0])
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist = np.zeros(N_HIST, dtype=np.int64)
+    la, lb = bvh_a.leaf_size, bvh_b.leaf_size
+    pairs = np.empty((max(64, la * lb), 2), dtype=np.int32)
+    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
+    stack = np.empty((bvh_a.height + bvh_b.height + 2, 2), dtype=np.int32)
+    stack[0] = 0
+    sp, n_pairs, n_trace = 1, 0, 0
+    ma, mb = bvh_a.mesh, bvh_b.mesh
+    prep = True
+    while True:
+        status, sp, n_pairs, n_trace = query_kdop(
+            prep, method, first, trace, R, t, kd_b.scale, *tabs,
+            bvh_a.nodes_f, bvh_a.nodes_i, bvh_a.prim_order, ma.vertices, ma.faces, kd_a.slabs,
+            bvh_b.nodes_f, bvh_b.nodes_i, bvh_b.prim_order, mb.vertices, mb.faces, kd_b.slabs, kd_b.tab,
+            kd_b.outer, qf, qi, pairs, n_pairs, tr, n_trace, stack, sp, counters, hist)
+        if status == DONE:
+            break
+        prep = False
+        if n_pairs + la * lb > len(pairs):
+            pairs = np.concatenate([pairs, np.empty_like(pairs)])
+        if trace and n_trace >= len(tr):
+            tr = np.concatenate([tr, np.empty_like(tr)])
+    t_total = time.perf_counter() - t0
+    return pairs[:n_pairs], (tr[:n_trace] if trace else None), counters, hist, t_total
+
+
+def run_kdop_batch(bvh_a, bvh_b, realign, pose_a, poses_b):
+    """``traverse_kdop_batch`` over validated poses. Returns (hits, counters, hist, t_total)."""
+    kd_a = _kdata(bvh_a, "bvh_a")
+    method, kd_b, tabs = _plan(bvh_b, realign)
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist = np.zeros(N_HIST, dtype=np.int64)
+    t0 = time.perf_counter()
+    hits = traverse_kdop_batch(method, pose_a, poses_b, kd_b.scale, *tabs,
+                               bvh_a.nodes_f, bvh_a.nodes_i, bvh_a.prim_order, bvh_a.mesh.vertices,
+                               bvh_a.mesh.faces, kd_a.slabs,
+                               bvh_b.nodes_f, bvh_b.nodes_i, bvh_b.prim_order, bvh_b.mesh.vertices,
+                               bvh_b.mesh.faces, kd_b.slabs, kd_b.tab, kd_b.outer,
+                               bvh_a.leaf_size, bvh_b.leaf_size, bvh_a.height + bvh_b.height + 2, counters, hist)
+    return hits, counters, hist, time.perf_counter() - t0
