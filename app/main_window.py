@@ -69,7 +69,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # default layout: the 3-D view gets most of the window
         self.tabifyDockWidget(d_scene, d_tree)
         d_scene.raise_()
-        for name in ("Compare_methods", "Insight"):
+        for name in ("Compare_methods", "Insight", "k-DOP_realignment"):
             d = self.findChild(QtWidgets.QDockWidget, name)
             if d is not None:
                 self.tabifyDockWidget(d_step, d)
@@ -113,7 +113,12 @@ class MainWindow(QtWidgets.QMainWindow):
         return dock
 
     def _optional_docks(self):
-        """Timing, compare and insight panels (present when their modules are)."""
+        """Timing, compare, insight and realignment panels."""
+        from .widgets.realign_panel import RealignPanel
+        self.realign_panel = RealignPanel(self.session)
+        self._dock("k-DOP realignment", self.realign_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
+        self.realign_panel.draw_requested.connect(self._draw_realign)
+        self._realign_actors = []
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -324,7 +329,25 @@ class MainWindow(QtWidgets.QMainWindow):
         if render:
             self.request_render()
 
+    def _draw_realign(self, wires):
+        """Realigned k-DOPs as line sets (a handful of polytopes: one actor each is fine)."""
+        import pyvista as pv
+        for a in self._realign_actors:
+            self.plotter.remove_actor(a, render=False)
+        self._realign_actors = []
+        for k, (label, pts, edges, rgb) in enumerate(wires):
+            if len(edges) == 0:
+                continue
+            lines = np.hstack([np.full((len(edges), 1), 2), edges]).ravel()
+            poly = pv.PolyData(np.asarray(pts, dtype=np.float64), lines=lines)
+            self._realign_actors.append(self.plotter.add_mesh(
+                poly, color=[c / 255 for c in rgb], line_width=3 if k >= 2 else 2, lighting=False,
+                name=f"realign-{k}", reset_camera=False, pickable=False))
+        self.request_render()
+
     def _on_step(self, step, traversal):
+        if self.realign_panel.isVisible():
+            self.realign_panel.show_step(step, traversal)
         if step is None or traversal is None:
             self.axis_overlay.hide()
             for tl in self.tree_layers:

@@ -161,3 +161,26 @@ def test_model_layer_does_not_import_qt():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=os.path.dirname(
         os.path.dirname(__file__)))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("realign", ["table", "all", "major"])
+def test_kdop_scenes_step_and_show_realigned_intervals(realign):
+    s = Session()
+    s.bv = "kdop18"
+    s.realign = realign
+    s.load_scene("rigid-torus", frames=30)
+    seps = 0
+    for f in range(30):
+        s.goto(f)
+        st = s.stepper()
+        assert st.count == s.traversals[0].bv_tests
+        while not st.at_end:
+            step = st.next()
+            if step.outcome == Outcome.SEPARATED:
+                (a0, a1), (b0, b1) = step.interval_a, step.interval_b
+                assert a1 < b0 or b1 < a0, (f, step.index)  # A's slab vs B's realigned interval
+                seps += 1
+        if seps > 50:
+            break
+    assert seps > 0
+    assert s.trees[0].family == "kdop" and s.trees[0].kdop is not None

@@ -123,3 +123,30 @@ def test_screenshot_is_not_blank(window, tmp_path):
     img = window.screenshot(str(tmp_path / "shot.png"))
     assert img.ndim == 3 and img.std() > 5
     assert os.path.getsize(tmp_path / "shot.png") > 1000
+
+
+def test_kdop_realignment_view(window):
+    s = window.session
+    s.load_scene("rigid-torus", frames=20)
+    s.set_bv("kdop14")
+    dock = window.findChild(QtWidgets.QDockWidget, "k-DOP_realignment")
+    dock.show()
+    dock.raise_()
+    panel = window.stepper_panel
+    for f in range(20):
+        s.goto(f)
+        panel.reload()
+        if panel.stepper.count > 3:
+            break
+    panel.next_btn.click()
+    panel.next_btn.click()
+    rep = window.realign_panel.report
+    assert rep is not None and set(rep["methods"]) == {"table", "all", "major"}
+    assert window.realign_panel.table.rowCount() == 4
+    assert len(window._realign_actors) >= 3
+    # every realigned k-DOP contains the exact one
+    k2 = len(rep["exact"]) // 2
+    for m in rep["methods"].values():
+        assert np.all(m["kdop"][:k2] <= rep["exact"][:k2] + 1e-9)
+        assert np.all(m["kdop"][k2:] >= rep["exact"][k2:] - 1e-9)
+    assert window.tree_layers[0].n_cells > 0

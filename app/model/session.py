@@ -61,6 +61,7 @@ class Session:
         self.method = "cab"
         self.test = "sat15"
         self.deform = "refit"
+        self.realign = "table"  # k-DOP hierarchies: how B's k-DOPs are realigned
         self.frame = 0
         self.playing = False
         self.speed = 1
@@ -116,7 +117,8 @@ class Session:
 
     def _make_runner(self):
         broad = self.test if self.test in BODY_TESTS else "sat15"
-        self.runner = SceneRunner(self.scene, self.method, broad, self.deform, exact_test=self.exact_test)
+        self.runner = SceneRunner(self.scene, self.method, broad, self.deform, exact_test=self.exact_test,
+                                  realign=self.kdop_realign)
         if self.compare is not None:
             self.compare.rebuild(self)
 
@@ -124,6 +126,11 @@ class Session:
     def exact_test(self) -> str:
         tests = BV_TYPES[self.bv].tests
         return self.test if self.test in tests else tests[0]
+
+    @property
+    def kdop_realign(self) -> str | None:
+        """The realignment method when the mesh hierarchies are k-DOPs, else None."""
+        return self.realign if self.bv.startswith("kdop") else None
 
     @property
     def tests(self) -> tuple:
@@ -159,6 +166,13 @@ class Session:
         if test not in self.tests:
             raise ValueError(f"test {test!r} is not available for {self.bv}; choose one of {self.tests}")
         self.test = test
+        self._settings_applied()
+
+    def set_realign(self, method: str) -> None:
+        from cdcore.realign import METHODS
+        if method not in METHODS:
+            raise ValueError(f"unknown realignment {method!r}; choose one of {METHODS}")
+        self.realign = method
         self._settings_applied()
 
     def set_deform(self, mode: str) -> None:
@@ -264,7 +278,7 @@ class Session:
         return {"scene": s.name if s else None, "scene_file": s.source if s else None,
                 "scene_spec": s.spec if s else None, "meshes": self.source_meshes, "frames": self.n_frames,
                 "bv": self.bv, "update_method": self.method, "test": self.test, "exact_test": self.exact_test,
-                "deform": self.deform, "speed": self.speed}
+                "deform": self.deform, "realign": self.kdop_realign, "speed": self.speed}
 
     # ---- trees, states and traversals --------------------------------------------------
     def _compute_visuals(self):
@@ -285,7 +299,7 @@ class Session:
             multi = s.bodies[i].body.n_links > 1 or s.bodies[j].body.n_links > 1
             if multi:
                 r = collide_bodies(self.runner.hierarchies[i], self.runner.hierarchies[j], broad_test, trace=True,
-                                   exact_test=self.exact_test)
+                                   exact_test=self.exact_test, realign=self.kdop_realign)
                 trav = Traversal(f"{s.bodies[i].name} / {s.bodies[j].name}", r.trace, self._body_tree(i),
                                  self._body_tree(j), broad_test, r.broad.bv_tests)
                 if s.bodies[i].body.n_links > 1:
@@ -323,18 +337,18 @@ class Session:
         sb = self.scene.bodies[body]
         bvh = sb.body.bvhs[link]
         return Tree(body, "mesh", family_of(bvh.bv), bvh.nodes_f, bvh.nodes_i, bvh.depth,
-                    sb.link_poses[self.frame][link], link)
+                    sb.link_poses[self.frame][link], link, bvh, getattr(bvh, "kdop", None))
 
     def link_traversal(self, i: int, li: int, j: int, lj: int) -> Traversal:
         """The mesh-level traversal of an exact query (first contact, as the runner does)."""
         sa, sb = self.scene.bodies[i], self.scene.bodies[j]
         ta, tb = self.link_tree(i, li), self.link_tree(j, lj)
         r = collide(sa.body.bvhs[li], ta.pose, sb.body.bvhs[lj], tb.pose, test=self.exact_test,
-                    contacts="first", trace=True)
+                    contacts="first", trace=True, realign=self.kdop_realign)
         name_a = sa.body.links[li].name if sa.body.n_links > 1 else sa.name
         name_b = sb.body.links[lj].name if sb.body.n_links > 1 else sb.name
         return Traversal(f"{name_a} / {name_b} (triangles)", r.trace, ta, tb, self.exact_test, r.stats.bv_tests,
-                         (li, lj))
+                         (li, lj), self.kdop_realign)
 
     def stepper(self, drill: tuple | None = None) -> Stepper | None:
         """A stepper over the selected pair's traversal, or (``drill`` = (link_a, link_b))

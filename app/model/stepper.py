@@ -96,7 +96,9 @@ class Stepper:
         a, b, axis = int(tr.node_a[k]), int(tr.node_b[k]), int(tr.axis[k])
         step = Step(k, self.count, a, b, Outcome(int(tr.outcome[k])), axis,
                     AXIS_NAMES[axis] if 0 <= axis < len(AXIS_NAMES) else "", stack=self._stacks[k])
-        if step.outcome == Outcome.SEPARATED and axis >= 0:
+        if step.outcome == Outcome.SEPARATED and axis >= 0 and self.t.tree_a.kdop is not None:
+            self._kdop_axis(step)
+        elif step.outcome == Outcome.SEPARATED and axis >= 0:
             u = self.axis_direction(a, b, axis)
             if u is not None:
                 sphere = axis == L.AXIS_SPHERE
@@ -104,6 +106,25 @@ class Stepper:
                 step.interval_a = self.t.tree_a.interval(a, u, sphere)
                 step.interval_b = self.t.tree_b.interval(b, u, sphere)
         return step
+
+    def _kdop_axis(self, step: Step) -> None:
+        """k-DOP traversals separate along A's slab direction ``axis``: A's own slab against
+        B's node realigned into A's frame (the interval the test compared)."""
+        from cdcore.realign import realign_kdop
+        from cdcore.transforms import relative_transform
+        A, B = self.t.tree_a, self.t.tree_b
+        d = A.kdop.dirs[step.axis]
+        u = A.pose[:3, :3] @ d
+        shift = float(A.pose[:3, 3] @ u)
+        k2 = len(A.kdop.dirs)
+        sa = A.kdop.slabs[step.node_a]
+        R, t = relative_transform(A.pose, B.pose)
+        sb = realign_kdop(B.bvh, step.node_b, R, t, self.t.realign or "table")
+        step.axis_dir = u / np.linalg.norm(u)
+        n = float(np.linalg.norm(u))
+        step.interval_a = ((sa[step.axis] + shift) / n, (sa[k2 + step.axis] + shift) / n)
+        step.interval_b = ((sb[step.axis] + shift) / n, (sb[k2 + step.axis] + shift) / n)
+        step.axis_name = f"slab {step.axis} ({', '.join(f'{x:g}' for x in d)})"
 
     def axis_direction(self, a: int, b: int, axis: int) -> np.ndarray | None:
         """World unit vector of separating axis id ``axis`` for the pair (a, b)."""

@@ -32,6 +32,8 @@ class Tree:
     depth: np.ndarray
     pose: np.ndarray
     link: int = 0
+    bvh: object = None  # the mesh hierarchy (mesh-level trees)
+    kdop: object = None  # its k-DOP slabs (cdcore.bv.kdop.KdopData) for k-DOP trees
 
     @property
     def n_nodes(self) -> int:
@@ -73,6 +75,13 @@ class Tree:
 
     def interval(self, node: int, u: np.ndarray, sphere: bool = False):
         """The node's volume projected on the world unit axis ``u``: (lo, hi)."""
+        if self.kdop is not None and not sphere:
+            # exact support of the k-DOP polytope along u: a small LP over the slabs is
+            # overkill here; its vertices give it exactly
+            from cdcore.realign import kdop_polytope
+            v, _ = kdop_polytope(self.kdop.slabs[node], self.kdop.bv)
+            p = (np.asarray(v) @ self.pose[:3, :3].T + self.pose[:3, 3]) @ u
+            return float(p.min()), float(p.max())
         if sphere or self.family == "sphere":
             c, r = self.world_spheres([node])
             m = float(c[0] @ u)
@@ -103,3 +112,4 @@ class Traversal:
     test: str
     bv_tests: int
     link_pair: tuple | None = None
+    realign: str | None = None  # k-DOP traversals: the realignment method

@@ -38,6 +38,10 @@ class ScenePanel(QtWidgets.QWidget):
         self.deform_box = QtWidgets.QComboBox(objectName="deformBox")
         self.deform_box.addItems(["refit", "rebuild"])
         form.addRow("Deforming meshes", self.deform_box)
+        self.realign_box = QtWidgets.QComboBox(objectName="realignBox",
+                                               toolTip="k-DOP hierarchies: how B's k-DOPs are realigned")
+        self.realign_box.addItems(["table", "all", "major"])
+        form.addRow("k-DOP realign", self.realign_box)
         self.pair_box = QtWidgets.QComboBox(objectName="pairBox")
         form.addRow("Body pair", self.pair_box)
         self.info = QtWidgets.QLabel(wordWrap=True, objectName="sceneInfo")
@@ -53,6 +57,8 @@ class ScenePanel(QtWidgets.QWidget):
         self.deform_box.activated.connect(lambda _i: guarded(self, "Deformation", session.set_deform,
                                                               self.deform_box.currentText()))
         self.pair_box.activated.connect(lambda i: guarded(self, "Body pair", session.select_pair, i))
+        self.realign_box.activated.connect(lambda _i: guarded(self, "Realignment", session.set_realign,
+                                                               self.realign_box.currentText()))
         session.scene_changed.connect(self.sync)
         session.settings_changed.connect(self.sync)
         self.sync()
@@ -64,7 +70,8 @@ class ScenePanel(QtWidgets.QWidget):
     def sync(self):
         """Show the session's state (no signals are re-emitted)."""
         s = self.session
-        for box in (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box, self.pair_box):
+        for box in (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box, self.pair_box,
+                    self.realign_box):
             box.blockSignals(True)
         try:
             if s.scene is not None:
@@ -88,7 +95,9 @@ class ScenePanel(QtWidgets.QWidget):
             self.test_box.addItems(list(s.tests))
             self.test_box.setCurrentText(s.test)
             self.deform_box.setCurrentText(s.deform)
+            self.realign_box.setCurrentText(s.realign)
+            self.realign_box.setEnabled(s.bv.startswith("kdop"))
         finally:
             for box in (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box,
-                        self.pair_box):
+                        self.pair_box, self.realign_box):
                 box.blockSignals(False)

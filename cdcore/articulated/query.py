@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._layout import N_AXES
+from .._layout import KDOP_KINDS, N_AXES
 from .._traverse import N_COUNTERS, traverse
 from ..bv import BV_TYPES
 from ..collide import CollisionStats, Trace, TreeView, _stats, run_traversal, test_plan
@@ -78,11 +78,16 @@ def exact_queries(pairs, poses_a, poses_b, kind, program, axes, use_sphere, use_
         hits[k] = n > 0
 
 
-def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None):
-    """Exact queries for link ``pairs`` (k, 2); returns (hits (k,) bool, stats, seconds)."""
+def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realign=None):
+    """Exact queries for link ``pairs`` (k, 2); returns (hits (k,) bool, stats, seconds).
+
+    k-DOP link hierarchies (``realign``: their realignment method) run one ``collide`` per
+    pair, the other types all pairs in one compiled call."""
     if body_a.mesh_bv != body_b.mesh_bv:
         raise ValueError("both bodies' links must use the same mesh bounding-volume type")
     test = test or BV_TYPES[body_a.mesh_bv].tests[0]
+    if body_a.bvhs[0].kind in KDOP_KINDS:
+        return _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign)
     program, axes, use_sphere, use_box = test_plan(test)
     pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
     hits = np.zeros(len(pairs), dtype=np.bool_)
@@ -101,6 +106,27 @@ def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None):
     return hits, _stats(counters, hist, dt), dt
 
 
+def _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign):
+    from ..collide import collide
+    pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
+    hits = np.zeros(len(pairs), dtype=np.bool_)
+    total = CollisionStats()
+    t0 = time.perf_counter()
+    for k, (i, j) in enumerate(pairs.tolist()):
+        r = collide(body_a.bvhs[i], poses_a[i], body_b.bvhs[j], poses_b[j], contacts="first", realign=realign)
+        hits[k] = r.hit
+        s = r.stats
+        total.bv_tests += s.bv_tests
+        total.prim_tests += s.prim_tests
+        total.leaf_pairs += s.leaf_pairs
+        total.false_alarms += s.false_alarms
+        total.prim_cycles += s.prim_cycles
+        total.axis_hist = total.axis_hist + s.axis_hist[:len(total.axis_hist)]
+    dt = time.perf_counter() - t0
+    total.t_total = dt
+    return hits, total, dt
+
+
 def _view(h: BodyHierarchy) -> TreeView:
     tr = h.tree
     return TreeView(h.kind, h.nodes_f, tr.nodes_i, tr.link_order, _NO_VERTS, _NO_FACES, 1, tr.height)
@@ -116,7 +142,7 @@ BODY_TESTS = ("sat15", "sat6", "sphere5", "sphere15", "sphere")
 
 
 def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", trace: bool = False,
-                   exact_test: str | None = None) -> BodyCollision:
+                   exact_test: str | None = None, realign: str | None = None) -> BodyCollision:
     """Broad phase over two updated articulation hierarchies, then exact queries.
 
     Pass the same hierarchy twice for self-collision: link pairs are then reported once
@@ -134,7 +160,7 @@ def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", tr
         adj = ha.body.adjacent_pairs()
         keep = [k for k, (i, j) in enumerate(pairs.tolist()) if i < j and (i, j) not in adj and (j, i) not in adj]
         pairs = pairs[keep]
-    hits, exact, t_query = run_exact_queries(ha.body, ha.poses, hb.body, hb.poses, pairs, exact_test)
+    hits, exact, t_query = run_exact_queries(ha.body, ha.poses, hb.body, hb.poses, pairs, exact_test, realign)
     return BodyCollision(pairs, hits, broad, exact, broad.t_total, t_query, tr)
 
 

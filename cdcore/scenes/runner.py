@@ -46,10 +46,12 @@ class SceneRunner:
         What deforming meshes do every frame.
     exact_test : str, optional
         Overlap test inside the exact (mesh-level) queries; default: the mesh BV type's.
+    realign : {"table", "all", "major"}, optional
+        k-DOP link hierarchies: the realignment of the exact queries (default "table").
     """
 
     def __init__(self, scene: Scene, method: str = "cab", test: str = "sat15", deform: str = "refit",
-                 trace: bool = False, exact_test: str | None = None):
+                 trace: bool = False, exact_test: str | None = None, realign: str | None = None):
         if method not in UPDATE_METHODS:
             raise ValueError(f"method: expected one of {UPDATE_METHODS}, got {method!r}")
         if deform not in ("refit", "rebuild"):
@@ -60,6 +62,7 @@ class SceneRunner:
         self.deform = deform
         self.trace = trace
         self.exact_test = exact_test
+        self.realign = realign
         self.hierarchies = [BodyHierarchy(b.body, method) for b in scene.bodies]
         self.frame = -1
 
@@ -80,7 +83,7 @@ class SceneRunner:
         out = FrameResult(frame, t_upd + t_def, 0.0, 0.0, t_def, 0, 0, 0, 0, 0)
         for i, j in s.pairs:
             r = collide_bodies(self.hierarchies[i], self.hierarchies[j], self.test, trace=self.trace,
-                               exact_test=self.exact_test)
+                               exact_test=self.exact_test, realign=self.realign)
             out.pairs.append(r)
             out.t_test += r.t_test
             out.t_query += r.t_query
@@ -103,7 +106,7 @@ class SceneRunner:
             a, b = s.bodies[i], s.bodies[j]
             pairs = brute_force_pairs(a.body, b.body, self_collision=i == j)
             hits, stats, dt = run_exact_queries(a.body, a.link_poses[frame], b.body, b.link_poses[frame], pairs,
-                                                self.exact_test)
+                                                self.exact_test, self.realign)
             out.pairs.append(BodyCollision(pairs, hits, CollisionStats(), stats, 0.0, dt))
             out.t_query += dt
             out.bv_tests += stats.bv_tests
