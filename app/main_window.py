@@ -69,7 +69,7 @@ class MainWindow(QtWidgets.QMainWindow):
         # default layout: the 3-D view gets most of the window
         self.tabifyDockWidget(d_scene, d_tree)
         d_scene.raise_()
-        for name in ("Compare_methods", "Insight", "k-DOP_realignment"):
+        for name in ("Compare_methods", "Insight", "k-DOP_realignment", "Minimum_distance"):
             d = self.findChild(QtWidgets.QDockWidget, name)
             if d is not None:
                 self.tabifyDockWidget(d_step, d)
@@ -119,6 +119,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("k-DOP realignment", self.realign_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
         self.realign_panel.draw_requested.connect(self._draw_realign)
         self._realign_actors = []
+        from .widgets.distance_panel import DistancePanel
+        self.distance_panel = DistancePanel(self.session)
+        self._dock("Minimum distance", self.distance_panel, QtCore.Qt.DockWidgetArea.RightDockWidgetArea)
+        self.distance_panel.points_changed.connect(self._draw_closest)
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -343,6 +347,19 @@ class MainWindow(QtWidgets.QMainWindow):
             self._realign_actors.append(self.plotter.add_mesh(
                 poly, color=[c / 255 for c in rgb], line_width=3 if k >= 2 else 2, lighting=False,
                 name=f"realign-{k}", reset_camera=False, pickable=False))
+        self.request_render()
+
+    def _draw_closest(self, points):
+        """The two closest points and the segment between them."""
+        import pyvista as pv
+        for name in ("closest-segment", "closest-points"):
+            self.plotter.remove_actor(name, render=False)
+        if points is not None:
+            p = np.asarray(points, dtype=np.float64)
+            self.plotter.add_mesh(pv.Line(p[0], p[1]), color="black", line_width=3, name="closest-segment",
+                                  reset_camera=False, pickable=False, lighting=False)
+            self.plotter.add_mesh(pv.PolyData(p), color="crimson", point_size=12, render_points_as_spheres=True,
+                                  name="closest-points", reset_camera=False, pickable=False)
         self.request_render()
 
     def _on_step(self, step, traversal):

@@ -6,7 +6,9 @@ from .bv import BV_TYPES
 from .bvh import BVH, build_bvh
 from .collide import (AXIS_NAMES, TESTS, BatchResult, CollisionResult, CollisionStats, Outcome, Trace,
                       collide, collide_batch)
+from .distance import DistanceResult, distance
 from .mesh import Mesh, load_mesh
 
 __all__ = ["BV_TYPES", "BVH", "build_bvh", "AXIS_NAMES", "TESTS", "BatchResult", "CollisionResult",
-           "CollisionStats", "Outcome", "Trace", "collide", "collide_batch", "Mesh", "load_mesh"]
+           "CollisionStats", "Outcome", "Trace", "collide", "collide_batch", "DistanceResult", "distance",
+           "Mesh", "load_mesh"]

@@ -184,3 +184,21 @@ def test_kdop_scenes_step_and_show_realigned_intervals(realign):
             break
     assert seps > 0
     assert s.trees[0].family == "kdop" and s.trees[0].kdop is not None
+
+
+@pytest.mark.parametrize("scene,frame", [("proximity-point", 250), ("chains-6to1", 100), ("hand-ball", 10)])
+def test_min_distance_matches_brute_force_over_link_pairs(scene, frame):
+    from cdcore.distance import distance
+    from app.model.proximity import min_distance
+    s = Session()
+    s.load_scene(scene, frames=frame + 1)
+    s.goto(frame)
+    rep = min_distance(s)
+    i, j = s.scene.pairs[s.selected_pair]
+    A, B = s.scene.bodies[i], s.scene.bodies[j]
+    Pa, Pb = A.link_poses[frame], B.link_poses[frame]
+    brute = min(distance(A.body.bvhs[la], Pa[la], B.body.bvhs[lb], Pb[lb]).distance
+                for la in range(A.body.n_links) for lb in range(B.body.n_links))
+    assert rep.distance == pytest.approx(brute, rel=1e-12, abs=1e-15)
+    assert np.linalg.norm(rep.points[0] - rep.points[1]) == pytest.approx(rep.distance, rel=1e-9, abs=1e-12)
+    assert rep.queries <= A.body.n_links * B.body.n_links

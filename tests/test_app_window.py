@@ -150,3 +150,14 @@ def test_kdop_realignment_view(window):
         assert np.all(m["kdop"][:k2] <= rep["exact"][:k2] + 1e-9)
         assert np.all(m["kdop"][k2:] >= rep["exact"][k2:] - 1e-9)
     assert window.tree_layers[0].n_cells > 0
+
+
+def test_distance_panel_measures_and_draws_closest_points(window):
+    s = window.session
+    s.load_scene("proximity-point", frames=260)
+    s.goto(250)
+    window.distance_panel.btn.click()
+    rep = window.distance_panel.report
+    assert rep is not None and 0 < rep.distance < 0.5
+    assert "closest-points" in window.plotter.actors and "closest-segment" in window.plotter.actors
+    assert np.linalg.norm(rep.points[0] - rep.points[1]) == pytest.approx(rep.distance, rel=1e-9)

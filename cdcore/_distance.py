@@ -1,0 +1,796 @@
+"""Minimum distance between two hierarchies: branch and bound on lower bounds.
+
+Everything is expressed in A's model frame, as in ``_traverse``: B's model-to-A transform
+(R, t) is computed once per query; B's triangles are moved into A's frame at the leaves
+(the collision kernel's arithmetic, so tests see bit-identical coordinates).
+
+Lower bounds, never above the distance of any point of one node's triangles to any point
+of the other's (for any unit L, x, y: |x - y| >= |L.(x - y)| >= the gap of the two
+projection intervals on L, so every separating-axis gap is a lower bound):
+
+* boxes (aabb, obb, obb_sphere; ``box_bound``): the largest gap along a unit axis among
+  the 15 axes of the separating-axis test and the line through the box centres. The 6
+  face normals are unit vectors; an edge axis a_i x b_j has length
+  sqrt(C[i1,j]^2 + C[i2,j]^2) and its gap is divided by it (axes shorter than 1e-3, nearly
+  parallel edges, are skipped: the division would amplify rounding); the centre line
+  u = T/|T| costs one square root (the projections T.a_k, T.b_k are the face axes' own
+  numerators) and is what keeps the bound tight for distant small boxes, where the fixed
+  axes lose a factor cos(angle to the centre line). The projected radii use |C| + 1e-6
+  like the collision test (``_overlap.ABS_EPS``): it absorbs the rounding of C and of the
+  identities the unrolled formulas rely on, and can only lower the bound. Not the exact
+  box distance: on the linked tori the exact box distance would have pruned 9 of 379
+  expanded pairs more. For AABB trees C = R and |R| + eps are computed once per query;
+* spheres (sphere): |c_a - c_b| - r_a - r_b;
+* obb_sphere: the larger of the two (the sphere first: it is cheaper);
+* k-DOPs (``kdop_bound``): Fünzig & Fellner section 5: B's k-DOP realigned to A's
+  directions (``_kdop_traverse``, "table"/"all"/"major"), then the largest gap between
+  the realigned interval and A's slab along a unit direction D_i;
+* a leaf triangle pair (``_tridist.tri_plane_bound``), before its exact distance: the
+  larger gap along the two triangles' plane normals, with a rigorous rounding allowance.
+
+Bounds may be negative (overlapping volumes); pruning uses max(bound, 0), the queue key
+the raw value (deeper overlaps first). A child pair's bound is raised to its parent's
+(its triangles are among the parent's). The evaluation of a box bound stops early,
+returning the partial maximum, once the bound reaches the pruning threshold. Volumes are
+grown by the hierarchy's padding (``bvh.PAD_REL``), far above the rounding of these
+formulas (a bound can exceed the exact one only by rounding, ~1e-16 of the coordinates).
+
+Search (``distance_search``): a greedy dive to a first leaf pair, then depth-first (a
+stack, children ordered by bound) or best-first (a binary min-heap keyed by bound). A
+pair taken from the queue is a leaf pair (exact triangle distances, ``_tridist``) or is
+split by descending the node with the larger volume (as ``_traverse``). With ``best``
+the smallest triangle distance found so far, a pair is dropped when
+max(bound, 0) >= thr(best) with
+
+    thr(best) = min(best - abs_err, best / (1 + rel_err))
+
+(thr = best for an exact query); the search ends when the queue is empty (best-first:
+when its minimum reaches thr) or best is 0 (an intersection). Because thr is
+non-decreasing in best, every dropped pair's triangles are at distance >= thr(final best),
+so the result d satisfies
+
+    d_true <= d <= d_true + max(abs_err, rel_err * d_true).
+"""
+import math
+
+import numpy as np
+from numba import njit
+
+from ._cycles import read_cycles
+from ._kdop_traverse import realigned_interval
+from ._layout import (C0, COUNT, E0, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB,
+                      KIND_OBB_SPHERE, KIND_SPHERE, LEFT, R0,
+                      RIGHT, S0, SIZE, SR, START)
+from ._overlap import ABS_EPS
+from ._tridist import _tri_dist, tri_plane_bound
+from .transforms import _relative_transform
+
+# an edge axis a_i x b_j shorter than this (squared) is not used for a bound
+MIN_EDGE_AXIS2 = 1e-6
+
+# bound ids (trace and histogram): 0..14 box axes as in ``_layout`` (k-DOPs: A's slab
+# index, as ``bv.kdop.KDOP_AXIS_NAMES``), 15 the spheres, 16 the line through the box
+# centres, 17/18 a leaf triangle pair's plane normal of A/B, 19/20 the distance to the box
+# around the other box with A's/B's axes (the norm of the positive face-axis gaps)
+AXIS_SPHERE = 15
+AXIS_CENTRE = 16
+AXIS_TRI_PLANE_A = 17
+AXIS_TRI_PLANE_B = 18
+AXIS_FACES_A = 19
+AXIS_FACES_B = 20
+N_BOUND_IDS = 21
+
+# counters (int64) slots, as ``_traverse``
+CNT_BV_TESTS = 0  # bound evaluations
+CNT_PRIM_TESTS = 1  # exact triangle-triangle distances
+CNT_LEAF_PAIRS = 2  # leaf pairs taken from the queue (their triangle pairs examined)
+CNT_NO_GAIN = 3  # of those, how many did not improve the best distance
+CNT_PRIM_CYCLES = 4
+CNT_MAX_HEAP = 5  # largest queue
+N_COUNTERS = 6
+
+# trace events (one row per event, in order)
+EV_PRUNED = 0  # bound evaluated and >= threshold: pair dropped
+EV_QUEUED = 1  # bound evaluated and below threshold: pair queued (or continued)
+EV_EXPANDED = 2  # pair taken from the queue and split into two child pairs
+EV_LEAF = 3  # leaf pair taken from the queue, triangles evaluated (value: their minimum)
+EV_DROPPED = 4  # pair taken from the queue whose bound now reaches the threshold (best-first: the end)
+
+# distance_search() status
+DONE = 0
+BUFFER_FULL = 1  # heap or trace full: grow it and call again with the returned state
+
+# best_f layout: distance, p (3, on A), q (3, on B) in A's frame; best_i: triangle of A, of B
+N_BEST_F = 7
+
+
+# Compilation note: the bound helpers take scalars and tuples, never arrays, and are plain
+# calls (not numba-IR inlined): an array argument costs reference counting on every call,
+# and IR inlining of these bodies into the search multiplied its compile time (minutes).
+# LLVM inlines the small ones where it pays.
+
+@njit(cache=True)
+def _face_gaps(g0, g1, g2, lb, axis, k, k_box):
+    """Gaps along three orthonormal axes (ids k, k+1, k+2) of the projections of two
+    sets: the largest, or when two or more are positive the norm of the positive ones
+    (the distance between the boxes spanned by the projection intervals, which contain
+    the sets; id ``k_box``)."""
+    g = g0
+    gk = k
+    if g1 > g:
+        g = g1
+        gk = k + 1
+    if g2 > g:
+        g = g2
+        gk = k + 2
+    if g > 0.0:
+        n_pos = (g0 > 0.0) + (g1 > 0.0) + (g2 > 0.0)
+        if n_pos > 1:
+            q = 0.0
+            if g0 > 0.0:
+                q += g0 * g0
+            if g1 > 0.0:
+                q += g1 * g1
+            if g2 > 0.0:
+                q += g2 * g2
+            g = math.sqrt(q)
+            gk = k_box
+    if g > lb:
+        return g, gk
+    return lb, axis
+
+
+@njit(cache=True)
+def _edge_gap(num, rad, l2, lb, axis, k):
+    g = abs(num) - rad
+    if g > 0.0 and l2 > MIN_EDGE_AXIS2 and (lb < 0.0 or g * g > lb * lb * l2):
+        v = g / math.sqrt(l2)
+        if v > lb:
+            return v, k
+    return lb, axis
+
+
+@njit(cache=True)
+def box_bound(T, C, ea, eb, lb, axis, thr):
+    """Largest unit-axis gap over the 15 SAT axes and the centre line, box B in A's box
+    frame: translation ``T`` (3-tuple), rotation ``C`` (9-tuple, row-major, C[i, j] =
+    a_i . b_j), half-extents ``ea``, ``eb``; starts from (lb, axis) and stops once
+    lb >= thr. |C| + ABS_EPS bounds the projected radii."""
+    t0, t1, t2 = T
+    c00, c01, c02, c10, c11, c12, c20, c21, c22 = C
+    a0, a1, a2 = ea
+    b0, b1, b2 = eb
+    m00 = abs(c00) + ABS_EPS
+    m01 = abs(c01) + ABS_EPS
+    m02 = abs(c02) + ABS_EPS
+    m10 = abs(c10) + ABS_EPS
+    m11 = abs(c11) + ABS_EPS
+    m12 = abs(c12) + ABS_EPS
+    m20 = abs(c20) + ABS_EPS
+    m21 = abs(c21) + ABS_EPS
+    m22 = abs(c22) + ABS_EPS
+    # A's face normals. The three gaps are those between A's box and the box around B's
+    # box with A's axes, so the norm of their positive parts (the distance of those two
+    # boxes) is a lower bound too: exact box distance when the boxes are aligned
+    g0 = abs(t0) - (a0 + b0 * m00 + b1 * m01 + b2 * m02)
+    g1 = abs(t1) - (a1 + b0 * m10 + b1 * m11 + b2 * m12)
+    g2 = abs(t2) - (a2 + b0 * m20 + b1 * m21 + b2 * m22)
+    lb, axis = _face_gaps(g0, g1, g2, lb, axis, 0, AXIS_FACES_A)
+    # B's face normals, likewise
+    s0 = t0 * c00 + t1 * c10 + t2 * c20
+    s1 = t0 * c01 + t1 * c11 + t2 * c21
+    s2 = t0 * c02 + t1 * c12 + t2 * c22
+    g0 = abs(s0) - (b0 + a0 * m00 + a1 * m10 + a2 * m20)
+    g1 = abs(s1) - (b1 + a0 * m01 + a1 * m11 + a2 * m21)
+    g2 = abs(s2) - (b2 + a0 * m02 + a1 * m12 + a2 * m22)
+    lb, axis = _face_gaps(g0, g1, g2, lb, axis, 3, AXIS_FACES_B)
+    if lb >= thr:
+        return lb, axis
+    # the centre line u = T / |T|: |T| - (sum a_k |u.a_k| + sum b_k |u.b_k|), where
+    # T.a_k = t_k and T.b_k = s_k were just computed (tight for distant small boxes, where
+    # the fixed axes lose a factor cos(angle to the centre line))
+    tt2 = t0 * t0 + t1 * t1 + t2 * t2
+    if tt2 > 0.0:
+        tn = math.sqrt(tt2)
+        g = tn - (a0 * abs(t0) + a1 * abs(t1) + a2 * abs(t2) + b0 * abs(s0) + b1 * abs(s1)
+                  + b2 * abs(s2)) / tn
+        if g > lb:
+            lb = g
+            axis = AXIS_CENTRE
+            if lb >= thr:
+                return lb, axis
+    # a_i x b_j: in A's box frame (0, -c2j, c1j), (c2j, 0, -c0j), (-c1j, c0j, 0)
+    lb, axis = _edge_gap(t2 * c10 - t1 * c20, a1 * m20 + a2 * m10 + b1 * m02 + b2 * m01,
+                         c10 * c10 + c20 * c20, lb, axis, 6)
+    lb, axis = _edge_gap(t2 * c11 - t1 * c21, a1 * m21 + a2 * m11 + b0 * m02 + b2 * m00,
+                         c11 * c11 + c21 * c21, lb, axis, 7)
+    lb, axis = _edge_gap(t2 * c12 - t1 * c22, a1 * m22 + a2 * m12 + b0 * m01 + b1 * m00,
+                         c12 * c12 + c22 * c22, lb, axis, 8)
+    if lb >= thr:
+        return lb, axis
+    lb, axis = _edge_gap(t0 * c20 - t2 * c00, a0 * m20 + a2 * m00 + b1 * m12 + b2 * m11,
+                         c00 * c00 + c20 * c20, lb, axis, 9)
+    lb, axis = _edge_gap(t0 * c21 - t2 * c01, a0 * m21 + a2 * m01 + b0 * m12 + b2 * m10,
+                         c01 * c01 + c21 * c21, lb, axis, 10)
+    lb, axis = _edge_gap(t0 * c22 - t2 * c02, a0 * m22 + a2 * m02 + b0 * m11 + b1 * m10,
+                         c02 * c02 + c22 * c22, lb, axis, 11)
+    if lb >= thr:
+        return lb, axis
+    lb, axis = _edge_gap(t1 * c00 - t0 * c10, a0 * m10 + a1 * m00 + b1 * m22 + b2 * m21,
+                         c00 * c00 + c10 * c10, lb, axis, 12)
+    lb, axis = _edge_gap(t1 * c01 - t0 * c11, a0 * m11 + a1 * m01 + b0 * m22 + b2 * m20,
+                         c01 * c01 + c11 * c11, lb, axis, 13)
+    lb, axis = _edge_gap(t1 * c02 - t0 * c12, a0 * m12 + a1 * m02 + b0 * m21 + b1 * m20,
+                         c02 * c02 + c12 * c12, lb, axis, 14)
+    return lb, axis
+
+
+@njit(cache=True)
+def _matvec(M, p):
+    """M (9-tuple, row-major) times p (3-tuple)."""
+    return (M[0] * p[0] + M[1] * p[1] + M[2] * p[2],
+            M[3] * p[0] + M[4] * p[1] + M[5] * p[2],
+            M[6] * p[0] + M[7] * p[1] + M[8] * p[2])
+
+
+@njit(cache=True)
+def _matmul(A, B):
+    """A B for row-major 9-tuples."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6], A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+            A[3] * B[0] + A[4] * B[3] + A[5] * B[6], A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6], A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+@njit(cache=True)
+def _tmatmul(A, B):
+    """A^T B for row-major 9-tuples."""
+    return (A[0] * B[0] + A[3] * B[3] + A[6] * B[6], A[0] * B[1] + A[3] * B[4] + A[6] * B[7],
+            A[0] * B[2] + A[3] * B[5] + A[6] * B[8],
+            A[1] * B[0] + A[4] * B[3] + A[7] * B[6], A[1] * B[1] + A[4] * B[4] + A[7] * B[7],
+            A[1] * B[2] + A[4] * B[5] + A[7] * B[8],
+            A[2] * B[0] + A[5] * B[3] + A[8] * B[6], A[2] * B[1] + A[5] * B[4] + A[8] * B[7],
+            A[2] * B[2] + A[5] * B[5] + A[8] * B[8])
+
+
+@njit(cache=True)
+def _tmatvec(A, p):
+    """A^T p for a row-major 9-tuple A."""
+    return (A[0] * p[0] + A[3] * p[1] + A[6] * p[2],
+            A[1] * p[0] + A[4] * p[1] + A[7] * p[2],
+            A[2] * p[0] + A[5] * p[1] + A[8] * p[2])
+
+
+@njit(cache=True, inline='always')
+def _row3(nf, n, col):
+    return (nf[n, col], nf[n, col + 1], nf[n, col + 2])
+
+
+@njit(cache=True, inline='always')
+def _row9(nf, n, col):
+    return (nf[n, col], nf[n, col + 1], nf[n, col + 2], nf[n, col + 3], nf[n, col + 4], nf[n, col + 5],
+            nf[n, col + 6], nf[n, col + 7], nf[n, col + 8])
+
+
+@njit(cache=True)
+def _sphere_gap(ca, ra, pb, rb):
+    """Sphere bound: centres ca, pb (3-tuples, A's model frame), radii ra, rb."""
+    dx = pb[0] - ca[0]
+    dy = pb[1] - ca[1]
+    dz = pb[2] - ca[2]
+    return math.sqrt(dx * dx + dy * dy + dz * dz) - ra - rb
+
+
+@njit(cache=True)
+def _add3(p, q):
+    return (p[0] + q[0], p[1] + q[1], p[2] + q[2])
+
+
+@njit(cache=True)
+def _sub3(p, q):
+    return (p[0] - q[0], p[1] - q[1], p[2] - q[2])
+
+
+@njit(cache=True)
+def pair_bound(kind, a, b, Rt, tt, nfA, nfB, thr):
+    """Lower bound on the distance of node a (tree A) and node b (tree B, moved into A's
+    frame by the rotation ``Rt`` (9-tuple, row-major) and translation ``tt``). Returns
+    (bound, id of the axis or sphere test that gave it); stops early once the bound reaches
+    ``thr``. (The search uses ``child_bounds``: the same bounds with the transform shared
+    by two sibling pairs.) Not for k-DOP kinds (``kdop_bound``)."""
+    lb = -np.inf
+    axis = -1
+    if kind == KIND_SPHERE or kind == KIND_OBB_SPHERE:
+        pb = _add3(_matvec(Rt, _row3(nfB, b, S0)), tt)
+        lb = _sphere_gap(_row3(nfA, a, S0), nfA[a, SR], pb, nfB[b, SR])
+        axis = AXIS_SPHERE
+        if kind == KIND_SPHERE or lb >= thr:
+            return lb, axis
+    d = _sub3(_add3(_matvec(Rt, _row3(nfB, b, C0)), tt), _row3(nfA, a, C0))
+    ea = _row3(nfA, a, E0)
+    eb = _row3(nfB, b, E0)
+    if kind == KIND_AABB:
+        return box_bound(d, Rt, ea, eb, lb, axis, thr)
+    UA = _row9(nfA, a, R0)  # A's box axes are its columns
+    C = _tmatmul(UA, _matmul(Rt, _row9(nfB, b, R0)))
+    return box_bound(_tmatvec(UA, d), C, ea, eb, lb, axis, thr)
+
+
+@njit(cache=True)
+def child_bounds(kind, split_a, a1, a2, b1, b2, Rt, tt, nfA, nfB, thr):
+    """Bounds of two sibling pairs: (a1, b1), (a2, b2) with b1 == b2 when ``split_a`` (A's
+    node was split), else a1 == a2. The fixed node's share of the transform is computed
+    once: split A: B's box axes and centre in A's frame (M = R Rb, R cb + t); split B:
+    N = Ra^T R and Ra^T (t - ca). Returns (l1, x1, l2, x2) as ``pair_bound``."""
+    l1 = -np.inf
+    x1 = -1
+    l2 = -np.inf
+    x2 = -1
+    sph = kind == KIND_SPHERE or kind == KIND_OBB_SPHERE
+    if split_a:
+        b = b1
+        if sph:
+            pb = _add3(_matvec(Rt, _row3(nfB, b, S0)), tt)
+            rb = nfB[b, SR]
+            l1 = _sphere_gap(_row3(nfA, a1, S0), nfA[a1, SR], pb, rb)
+            l2 = _sphere_gap(_row3(nfA, a2, S0), nfA[a2, SR], pb, rb)
+            x1 = AXIS_SPHERE
+            x2 = AXIS_SPHERE
+            if kind == KIND_SPHERE:
+                return l1, x1, l2, x2
+        p = _add3(_matvec(Rt, _row3(nfB, b, C0)), tt)
+        eb = _row3(nfB, b, E0)
+        if kind == KIND_AABB:
+            l1, x1 = box_bound(_sub3(p, _row3(nfA, a1, C0)), Rt, _row3(nfA, a1, E0), eb, l1, x1, thr)
+            l2, x2 = box_bound(_sub3(p, _row3(nfA, a2, C0)), Rt, _row3(nfA, a2, E0), eb, l2, x2, thr)
+            return l1, x1, l2, x2
+        M = _matmul(Rt, _row9(nfB, b, R0))
+        if l1 < thr:
+            UA = _row9(nfA, a1, R0)
+            l1, x1 = box_bound(_tmatvec(UA, _sub3(p, _row3(nfA, a1, C0))), _tmatmul(UA, M),
+                               _row3(nfA, a1, E0), eb, l1, x1, thr)
+        if l2 < thr:
+            UA = _row9(nfA, a2, R0)
+            l2, x2 = box_bound(_tmatvec(UA, _sub3(p, _row3(nfA, a2, C0))), _tmatmul(UA, M),
+                               _row3(nfA, a2, E0), eb, l2, x2, thr)
+        return l1, x1, l2, x2
+    a = a1
+    if sph:
+        ca = _row3(nfA, a, S0)
+        ra = nfA[a, SR]
+        l1 = _sphere_gap(ca, ra, _add3(_matvec(Rt, _row3(nfB, b1, S0)), tt), nfB[b1, SR])
+        l2 = _sphere_gap(ca, ra, _add3(_matvec(Rt, _row3(nfB, b2, S0)), tt), nfB[b2, SR])
+        x1 = AXIS_SPHERE
+        x2 = AXIS_SPHERE
+        if kind == KIND_SPHERE:
+            return l1, x1, l2, x2
+    ca = _row3(nfA, a, C0)
+    ea = _row3(nfA, a, E0)
+    if kind == KIND_AABB:
+        l1, x1 = box_bound(_sub3(_add3(_matvec(Rt, _row3(nfB, b1, C0)), tt), ca), Rt, ea,
+                           _row3(nfB, b1, E0), l1, x1, thr)
+        l2, x2 = box_bound(_sub3(_add3(_matvec(Rt, _row3(nfB, b2, C0)), tt), ca), Rt, ea,
+                           _row3(nfB, b2, E0), l2, x2, thr)
+        return l1, x1, l2, x2
+    # N = Ra^T R, q = Ra^T (t - ca): then C = N Rb, T = N cb + q
+    UA = _row9(nfA, a, R0)
+    N = _tmatmul(UA, Rt)
+    q = _tmatvec(UA, _sub3(tt, ca))
+    if l1 < thr:
+        l1, x1 = box_bound(_add3(_matvec(N, _row3(nfB, b1, C0)), q), _matmul(N, _row9(nfB, b1, R0)), ea,
+                           _row3(nfB, b1, E0), l1, x1, thr)
+    if l2 < thr:
+        l2, x2 = box_bound(_add3(_matvec(N, _row3(nfB, b2, C0)), q), _matmul(N, _row9(nfB, b2, R0)), ea,
+                           _row3(nfB, b2, E0), l2, x2, thr)
+    return l1, x1, l2, x2
+
+
+@njit(cache=True)
+def kdop_bound(method, a, b, slabA, slabB, tabB, outB, qf, qi, thr):
+    """Fünzig & Fellner section 5: B's k-DOP ``b`` realigned to A's directions
+    (``_kdop_traverse.realigned_interval``: a conservative interval [lo', hi'] of D_i . x
+    over B's moved triangles, query pad included), then along every unit direction D_i the
+    gap between it and A's slab i: max(lo' - hi_i, lo_i - hi'); the largest gap is a lower
+    bound (the paper's diff1/diff2 test, as a value). Returns (bound, slab index); stops
+    once the bound reaches ``thr``."""
+    k2 = slabA.shape[1] // 2
+    lb = -np.inf
+    axis = -1
+    for i in range(k2):
+        lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
+        g = lo - slabA[a, k2 + i]
+        g2 = slabA[a, i] - hi
+        if g2 > g:
+            g = g2
+        if g > lb:
+            lb = g
+            axis = i
+            if lb >= thr:
+                return lb, axis
+    return lb, axis
+
+
+@njit(cache=True)
+def kdop_child_bounds(method, a1, a2, b1, b2, slabA, slabB, tabB, outB, qf, qi, thr):
+    """``kdop_bound`` of two sibling pairs in one call."""
+    l1, x1 = kdop_bound(method, a1, b1, slabA, slabB, tabB, outB, qf, qi, thr)
+    l2, x2 = kdop_bound(method, a2, b2, slabA, slabB, tabB, outB, qf, qi, thr)
+    return l1, x1, l2, x2
+
+
+@njit(cache=True, inline='always')
+def threshold(best, abs_err, rel_err):
+    """Pruning threshold: a pair whose bound reaches it cannot improve the answer by more
+    than the allowed error."""
+    return min(best - abs_err, best / (1.0 + rel_err))
+
+
+@njit(cache=True, inline='always')
+def _heap_push(hk, hp, n, key, payload):
+    """Binary min-heap on keys ``hk`` with payloads ``hp`` (node pair a << 32 | b)."""
+    i = n
+    while i > 0:
+        p = (i - 1) >> 1
+        if hk[p] <= key:
+            break
+        hk[i] = hk[p]
+        hp[i] = hp[p]
+        i = p
+    hk[i] = key
+    hp[i] = payload
+    return n + 1
+
+
+@njit(cache=True, inline='always')
+def _heap_pop(hk, hp, n):
+    """Remove the minimum; returns (key, payload, new size)."""
+    key = hk[0]
+    pl = hp[0]
+    n -= 1
+    if n > 0:
+        lk = hk[n]
+        lp = hp[n]
+        i = 0
+        while True:
+            c = 2 * i + 1
+            if c >= n:
+                break
+            kc = hk[c]
+            if c + 1 < n:
+                k2 = hk[c + 1]
+                if k2 < kc:
+                    c += 1
+                    kc = k2
+            if kc >= lk:
+                break
+            hk[i] = kc
+            hp[i] = hp[c]
+            i = c
+        hk[i] = lk
+        hp[i] = lp
+    return key, pl, n
+
+
+@njit(cache=True, inline='always')
+def _pack(a, b):
+    return (np.int64(a) << 32) | np.int64(b)
+
+
+@njit(cache=True)
+def _leaf_pair(a, b, R, t, abs_err, rel_err, niA, poA, vA, fA, niB, poB, vB, fB, best_f, best_i,
+               counters, hist):
+    """Every triangle pair of a leaf pair: first the plane bound (``tri_plane_bound``,
+    counted as a bound evaluation; the pair is skipped when it reaches the threshold),
+    then the exact distance; updates best_f/best_i. Returns the smallest exact distance
+    evaluated in this leaf pair (inf if every pair was skipped)."""
+    c0 = read_cycles()
+    leaf_min = np.inf
+    sa = niA[a, START]
+    sb = niB[b, START]
+    for jb in range(sb, sb + niB[b, COUNT]):
+        fb = poB[jb]
+        v = fB[fb, 0]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        q0 = (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0],
+              R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1],
+              R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2])
+        v = fB[fb, 1]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        q1 = (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0],
+              R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1],
+              R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2])
+        v = fB[fb, 2]
+        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
+        q2 = (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0],
+              R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1],
+              R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2])
+        for ja in range(sa, sa + niA[a, COUNT]):
+            fa = poA[ja]
+            p = fA[fa, 0]
+            p0 = (vA[p, 0], vA[p, 1], vA[p, 2])
+            p = fA[fa, 1]
+            p1 = (vA[p, 0], vA[p, 1], vA[p, 2])
+            p = fA[fa, 2]
+            p2 = (vA[p, 0], vA[p, 1], vA[p, 2])
+            thr = threshold(best_f[0], abs_err, rel_err)
+            if thr < np.inf:
+                counters[CNT_BV_TESTS] += 1
+                g, which = tri_plane_bound(p0, p1, p2, q0, q1, q2)
+                if g >= thr:
+                    hist[AXIS_TRI_PLANE_A + which] += 1
+                    continue
+            counters[CNT_PRIM_TESTS] += 1
+            d, P, Q = _tri_dist(p0, p1, p2, q0, q1, q2)
+            if d < leaf_min:
+                leaf_min = d
+            if d < best_f[0]:
+                best_f[0] = d
+                for k in range(3):
+                    best_f[1 + k] = P[k]
+                    best_f[4 + k] = Q[k]
+                best_i[0] = fa
+                best_i[1] = fb
+                if d == 0.0:
+                    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
+                    return leaf_min
+    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
+    return leaf_min
+
+
+@njit(cache=True)
+def _trace_row(trace_i, trace_f, n, a, b, event, axis, bound, value):
+    trace_i[n, 0] = a
+    trace_i[n, 1] = b
+    trace_i[n, 2] = event
+    trace_i[n, 3] = axis
+    trace_f[n, 0] = bound
+    trace_f[n, 1] = value
+    return n + 1
+
+
+@njit(cache=True)
+def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
+                    nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
+                    method, slabA, slabB, tabB, outB, qf, qi,
+                    hk, hp, n_heap, best_f, best_i, trace_i, trace_f, n_trace, counters, hist):
+    """Branch and bound for the minimum triangle distance, resumably.
+
+    The queue: keys ``hk`` (lower bounds) and payloads ``hp`` (node pair a << 32 | b),
+    ``n_heap`` entries: a binary min-heap (best-first) or, with ``depth_first``, a stack.
+    ``fresh``: start a query (bound the root pair and queue it); otherwise continue from
+    the queue. ``best_f`` (7,) (distance, p, q in A's frame; start with distance inf) and
+    ``best_i`` (2,) (triangle ids) hold the best pair so far. With ``trace_on``, one row per
+    event is appended to ``trace_i`` (cap, 4) int32 (node_a, node_b, event, axis) and
+    ``trace_f`` (cap, 2) (bound, value) after ``n_trace`` rows. Adds to ``counters`` and to
+    the pruning histogram ``hist`` (N_BOUND_IDS,) (pairs dropped on evaluation, by bound id).
+
+    Either order starts with a greedy dive (always into the child pair with the smaller
+    bound) down to the first leaf pair, so that a triangle distance prunes from early on.
+    Best-first then pops the smallest bound, continuing directly with the better child
+    while it is no worse than the heap's top; the search ends when the top reaches the
+    threshold (every pair left has max(bound, 0) >= thr). Depth-first pushes the worse
+    child and continues with the better one; popped pairs are re-checked against the
+    current threshold. Best-first expands only pairs whose bound is below the final
+    threshold; depth-first may expand more when the early best distances are poor, but
+    its queue operations are O(1).
+
+    k-DOP trees (``kind`` in KDOP_KINDS) use ``kdop_bound`` with the realignment ``method``,
+    A's slabs ``slabA``, B's ``slabB``/``tabB``/``outB`` and the per-query tables ``qf``/``qi``
+    (``_kdop_traverse.prepare_query``); other kinds ignore those arrays.
+
+    Returns (status, n_heap, n_trace). With ``BUFFER_FULL`` the queue or the trace is full:
+    grow it and call again with ``fresh`` False and the returned state.
+    """
+    kdop = KIND_KDOP6 <= kind <= KIND_KDOP26
+    cap = hk.shape[0]
+    tcap = trace_i.shape[0]
+    Rt = (R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
+    tt = (t[0], t[1], t[2])
+    have_cur = False
+    a = 0
+    b = 0
+    lb = 0.0
+    if fresh:
+        if kdop:
+            lb, ax = kdop_bound(method, 0, 0, slabA, slabB, tabB, outB, qf, qi, np.inf)
+        else:
+            lb, ax = pair_bound(kind, 0, 0, Rt, tt, nfA, nfB, np.inf)
+        counters[CNT_BV_TESTS] += 1
+        if trace_on:
+            n_trace = _trace_row(trace_i, trace_f, n_trace, 0, 0, EV_QUEUED, ax, lb, np.nan)
+        have_cur = True
+    while True:
+        if n_heap + 3 > cap or (trace_on and n_trace + 3 > tcap):
+            if have_cur:  # park the current pair in the queue (there is room for it)
+                if depth_first:
+                    hk[n_heap] = lb
+                    hp[n_heap] = _pack(a, b)
+                    n_heap += 1
+                else:
+                    n_heap = _heap_push(hk, hp, n_heap, lb, _pack(a, b))
+            return BUFFER_FULL, n_heap, n_trace
+        if not have_cur:
+            if n_heap == 0:
+                break
+            if depth_first:
+                n_heap -= 1
+                lb = hk[n_heap]
+                pl = hp[n_heap]
+            else:
+                lb, pl, n_heap = _heap_pop(hk, hp, n_heap)
+            a = np.int32(pl >> 32)
+            b = np.int32(pl & 0xFFFFFFFF)
+        have_cur = False
+        best = best_f[0]
+        if best <= 0.0:  # an intersection: nothing can be closer
+            n_heap = 0
+            break
+        thr = threshold(best, abs_err, rel_err)
+        if max(lb, 0.0) >= thr:
+            if trace_on:
+                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_DROPPED, -1, lb, np.nan)
+            if depth_first:  # this pair only
+                continue
+            # the smallest bound left reaches the threshold: nothing left can improve
+            n_heap = 0
+            break
+        leaf_a = niA[a, LEFT] < 0
+        leaf_b = niB[b, LEFT] < 0
+        if leaf_a and leaf_b:
+            counters[CNT_LEAF_PAIRS] += 1
+            leaf_min = _leaf_pair(a, b, R, t, abs_err, rel_err, niA, poA, vA, fA, niB, poB, vB, fB,
+                                  best_f, best_i, counters, hist)
+            if not best_f[0] < best:
+                counters[CNT_NO_GAIN] += 1
+            if trace_on:
+                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_LEAF, -1, lb, leaf_min)
+            continue
+        if trace_on:
+            n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_EXPANDED, -1, lb, np.nan)
+        split_a = leaf_b or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE])
+        if split_a:
+            a1 = niA[a, LEFT]
+            a2 = niA[a, RIGHT]
+            b1 = b
+            b2 = b
+        else:
+            a1 = a
+            a2 = a
+            b1 = niB[b, LEFT]
+            b2 = niB[b, RIGHT]
+        if kdop:
+            l1, x1, l2, x2 = kdop_child_bounds(method, a1, a2, b1, b2, slabA, slabB, tabB, outB, qf, qi, thr)
+        else:
+            l1, x1, l2, x2 = child_bounds(kind, split_a, a1, a2, b1, b2, Rt, tt, nfA, nfB, thr)
+        counters[CNT_BV_TESTS] += 2
+        # a child's triangles are among its parent's: the parent's bound holds for it too
+        if l1 < lb:
+            l1 = lb
+        if l2 < lb:
+            l2 = lb
+        keep1 = max(l1, 0.0) < thr
+        keep2 = max(l2, 0.0) < thr
+        if not keep1 and x1 >= 0:
+            hist[x1] += 1
+        if not keep2 and x2 >= 0:
+            hist[x2] += 1
+        if trace_on:
+            n_trace = _trace_row(trace_i, trace_f, n_trace, a1, b1, EV_QUEUED if keep1 else EV_PRUNED,
+                                 x1, l1, np.nan)
+            n_trace = _trace_row(trace_i, trace_f, n_trace, a2, b2, EV_QUEUED if keep2 else EV_PRUNED,
+                                 x2, l2, np.nan)
+        if keep2 and (not keep1 or l2 < l1):
+            # make child 1 the better one
+            a1, a2 = a2, a1
+            b1, b2 = b2, b1
+            l1, l2 = l2, l1
+            keep1, keep2 = keep2, keep1
+        if keep2:
+            if depth_first:
+                hk[n_heap] = l2
+                hp[n_heap] = _pack(a2, b2)
+                n_heap += 1
+            else:
+                n_heap = _heap_push(hk, hp, n_heap, l2, _pack(a2, b2))
+        if keep1:
+            # continue with the better child: always depth-first and in the first dive
+            # (best = inf), else while it is no worse than the heap's top
+            if depth_first or best == np.inf or n_heap == 0 or l1 <= hk[0]:
+                have_cur = True
+                a = a1
+                b = b1
+                lb = l1
+            else:
+                n_heap = _heap_push(hk, hp, n_heap, l1, _pack(a1, b1))
+        if n_heap > counters[CNT_MAX_HEAP]:
+            counters[CNT_MAX_HEAP] = n_heap
+    return DONE, n_heap, n_trace
+
+
+SUPPORTED_KINDS = (KIND_AABB, KIND_OBB, KIND_SPHERE, KIND_OBB_SPHERE) + tuple(KDOP_KINDS)
+
+# distance_query() output slots
+# out_f: distance, p (3), q (3) -- closest points in world coordinates
+# out_i: triangle of A, triangle of B, then the N_COUNTERS counters, then the N_BOUND_IDS histogram
+OUT_I_COUNTERS = 2
+OUT_I_HIST = 2 + N_COUNTERS
+N_OUT_I = 2 + N_COUNTERS + N_BOUND_IDS
+
+
+@njit(cache=True)
+def distance_query(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
+                   nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB):
+    """One complete query on non-k-DOP trees: relative transform, search (growing the
+    queue and the trace as needed), closest points to world coordinates. Returns (out_f
+    (7,), out_i (N_OUT_I,) int64, trace_i (cap, 4) int32, trace_f (cap, 2), n_trace); see
+    the OUT_* slots. (The k-DOP arrays are placeholders made here: fewer arguments to
+    unbox per call.)"""
+    f2 = np.zeros((1, 2))
+    return distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
+                               nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, 0, f2, f2, f2,
+                               np.zeros((1, 2), dtype=np.int32), f2, np.zeros((1, 2), dtype=np.int64))
+
+
+@njit(cache=True)
+def distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
+                        nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method, slabA, slabB, tabB, outB, qf, qi):
+    """``distance_query`` with the k-DOP arrays (see ``distance_search``). (Plain loops
+    rather than slice assignments: they compile several times faster.)"""
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    hk = np.empty(256)
+    hp = np.empty(256, dtype=np.int64)
+    best_f = np.empty(N_BEST_F)
+    for k in range(N_BEST_F):
+        best_f[k] = np.inf
+    best_i = np.zeros(2, dtype=np.int32)
+    trace_i = np.empty((1024 if trace_on else 1, 4), dtype=np.int32)
+    trace_f = np.empty((trace_i.shape[0], 2))
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist = np.zeros(N_BOUND_IDS, dtype=np.int64)
+    fresh = True
+    n_heap = 0
+    n_trace = 0
+    while True:
+        status, n_heap, n_trace = distance_search(
+            kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on, nfA, niA, poA, vA, fA,
+            nfB, niB, poB, vB, fB, method, slabA, slabB, tabB, outB, qf, qi, hk, hp, n_heap,
+            best_f, best_i, trace_i, trace_f, n_trace, counters, hist)
+        if status == DONE:
+            break
+        fresh = False
+        if n_heap + 3 > hk.shape[0]:
+            hk2 = np.empty(2 * hk.shape[0])
+            hp2 = np.empty(2 * hk.shape[0], dtype=np.int64)
+            for k in range(n_heap):
+                hk2[k] = hk[k]
+                hp2[k] = hp[k]
+            hk = hk2
+            hp = hp2
+        if trace_on and n_trace + 3 > trace_i.shape[0]:
+            ti2 = np.empty((2 * trace_i.shape[0], 4), dtype=np.int32)
+            tf2 = np.empty((2 * trace_i.shape[0], 2))
+            for k in range(n_trace):
+                for c in range(4):
+                    ti2[k, c] = trace_i[k, c]
+                tf2[k, 0] = trace_f[k, 0]
+                tf2[k, 1] = trace_f[k, 1]
+            trace_i = ti2
+            trace_f = tf2
+    out_f = np.empty(N_BEST_F)
+    out_f[0] = best_f[0]
+    for k in range(2):
+        for r in range(3):
+            out_f[1 + 3 * k + r] = (pose_a[r, 0] * best_f[1 + 3 * k] + pose_a[r, 1] * best_f[2 + 3 * k]
+                                    + pose_a[r, 2] * best_f[3 + 3 * k] + pose_a[r, 3])
+    out_i = np.empty(N_OUT_I, dtype=np.int64)
+    out_i[0] = best_i[0]
+    out_i[1] = best_i[1]
+    for k in range(N_COUNTERS):
+        out_i[OUT_I_COUNTERS + k] = counters[k]
+    for k in range(N_BOUND_IDS):
+        out_i[OUT_I_HIST + k] = hist[k]
+    return out_f, out_i, trace_i, trace_f, n_trace
