@@ -15,11 +15,15 @@ projection intervals on L, so every separating-axis gap is a lower bound):
   parallel edges, are skipped: the division would amplify rounding); the centre line
   u = T/|T| costs one square root (the projections T.a_k, T.b_k are the face axes' own
   numerators) and is what keeps the bound tight for distant small boxes, where the fixed
-  axes lose a factor cos(angle to the centre line). The projected radii use |C| + 1e-6
+  axes lose a factor cos(angle to the centre line). The three gaps along A's face normals
+  are the gaps between A's box and the box around B's box with A's axes, so the norm of
+  their positive parts (the distance of those two boxes) is a bound as well, for one
+  square root: the exact box distance when the boxes are aligned (AABB trees under
+  axis-permuting rotations); likewise with B's axes. The projected radii use |C| + 1e-6
   like the collision test (``_overlap.ABS_EPS``): it absorbs the rounding of C and of the
   identities the unrolled formulas rely on, and can only lower the bound. Not the exact
   box distance: on the linked tori the exact box distance would have pruned 9 of 379
-  expanded pairs more. For AABB trees C = R and |R| + eps are computed once per query;
+  expanded pairs more. For AABB trees C = R (no per-pair rotation products);
 * spheres (sphere): |c_a - c_b| - r_a - r_b;
 * obb_sphere: the larger of the two (the sphere first: it is cheaper);
 * k-DOPs (``kdop_bound``): Fünzig & Fellner section 5: B's k-DOP realigned to A's
@@ -44,10 +48,12 @@ max(bound, 0) >= thr(best) with
 
     thr(best) = min(best - abs_err, best / (1 + rel_err))
 
-(thr = best for an exact query); the search ends when the queue is empty (best-first:
-when its minimum reaches thr) or best is 0 (an intersection). Because thr is
-non-decreasing in best, every dropped pair's triangles are at distance >= thr(final best),
-so the result d satisfies
+(thr = best for an exact query; leaf triangle pairs are skipped by their plane bound the
+same way); the search ends when the queue is empty (best-first: when its minimum reaches
+thr) or best is 0 (an intersection). best only decreases and thr is non-decreasing in
+best, so every dropped pair's triangles are at distance >= thr(best then) >= thr(final
+best); the pair realising d_true was either evaluated (d = d_true) or dropped
+(thr(d) <= d_true), so the result d satisfies
 
     d_true <= d <= d_true + max(abs_err, rel_err * d_true).
 """
@@ -58,9 +64,8 @@ from numba import njit
 
 from ._cycles import read_cycles
 from ._kdop_traverse import realigned_interval
-from ._layout import (C0, COUNT, E0, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB,
-                      KIND_OBB_SPHERE, KIND_SPHERE, LEFT, R0,
-                      RIGHT, S0, SIZE, SR, START)
+from ._layout import (C0, COUNT, E0, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB, KIND_OBB_SPHERE,
+                      KIND_SPHERE, LEFT, R0, RIGHT, S0, SIZE, SR, START)
 from ._overlap import ABS_EPS
 from ._tridist import _tri_dist, tri_plane_bound
 from .transforms import _relative_transform
@@ -479,12 +484,12 @@ def _pack(a, b):
 
 
 @njit(cache=True)
-def _leaf_pair(a, b, R, t, abs_err, rel_err, niA, poA, vA, fA, niB, poB, vB, fB, best_f, best_i,
+def _leaf_pair(a, b, R, t, abs_err, rel_err, use_plane, niA, poA, vA, fA, niB, poB, vB, fB, best_f, best_i,
                counters, hist):
-    """Every triangle pair of a leaf pair: first the plane bound (``tri_plane_bound``,
-    counted as a bound evaluation; the pair is skipped when it reaches the threshold),
-    then the exact distance; updates best_f/best_i. Returns the smallest exact distance
-    evaluated in this leaf pair (inf if every pair was skipped)."""
+    """Every triangle pair of a leaf pair: first (``use_plane``) the plane bound
+    (``tri_plane_bound``, counted as a bound evaluation; the pair is skipped when it
+    reaches the threshold), then the exact distance; updates best_f/best_i. Returns the
+    smallest exact distance evaluated in this leaf pair (inf if every pair was skipped)."""
     c0 = read_cycles()
     leaf_min = np.inf
     sa = niA[a, START]
@@ -515,7 +520,7 @@ def _leaf_pair(a, b, R, t, abs_err, rel_err, niA, poA, vA, fA, niB, poB, vB, fB,
             p = fA[fa, 2]
             p2 = (vA[p, 0], vA[p, 1], vA[p, 2])
             thr = threshold(best_f[0], abs_err, rel_err)
-            if thr < np.inf:
+            if use_plane and thr < np.inf:
                 counters[CNT_BV_TESTS] += 1
                 g, which = tri_plane_bound(p0, p1, p2, q0, q1, q2)
                 if g >= thr:
@@ -640,7 +645,11 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
         leaf_b = niB[b, LEFT] < 0
         if leaf_a and leaf_b:
             counters[CNT_LEAF_PAIRS] += 1
-            leaf_min = _leaf_pair(a, b, R, t, abs_err, rel_err, niA, poA, vA, fA, niB, poB, vB, fB,
+            # the box of a one-triangle leaf of an oriented-box tree is the triangle's own
+            # frame: its face-axis gap already is the plane bound
+            use_plane = (not (kind == KIND_OBB or kind == KIND_OBB_SPHERE) or niA[a, COUNT] > 1
+                         or niB[b, COUNT] > 1)
+            leaf_min = _leaf_pair(a, b, R, t, abs_err, rel_err, use_plane, niA, poA, vA, fA, niB, poB, vB, fB,
                                   best_f, best_i, counters, hist)
             if not best_f[0] < best:
                 counters[CNT_NO_GAIN] += 1
@@ -711,22 +720,19 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
 
 SUPPORTED_KINDS = (KIND_AABB, KIND_OBB, KIND_SPHERE, KIND_OBB_SPHERE) + tuple(KDOP_KINDS)
 
-# distance_query() output slots
-# out_f: distance, p (3), q (3) -- closest points in world coordinates
-# out_i: triangle of A, triangle of B, then the N_COUNTERS counters, then the N_BOUND_IDS histogram
-OUT_I_COUNTERS = 2
-OUT_I_HIST = 2 + N_COUNTERS
-N_OUT_I = 2 + N_COUNTERS + N_BOUND_IDS
+# distance_query() output: (out, hist, trace_i, trace_f, n_trace) with the scalars
+# out = (distance, p (3), q (3) -- closest points in world coordinates, triangle of A,
+#        triangle of B, the N_COUNTERS counters)
 
 
 @njit(cache=True)
 def distance_query(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
                    nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB):
     """One complete query on non-k-DOP trees: relative transform, search (growing the
-    queue and the trace as needed), closest points to world coordinates. Returns (out_f
-    (7,), out_i (N_OUT_I,) int64, trace_i (cap, 4) int32, trace_f (cap, 2), n_trace); see
-    the OUT_* slots. (The k-DOP arrays are placeholders made here: fewer arguments to
-    unbox per call.)"""
+    queue and the trace as needed), closest points to world coordinates. Returns (out,
+    hist (N_BOUND_IDS,), trace_i (cap, 4) int32, trace_f (cap, 2), n_trace): see above for
+    ``out``. (The k-DOP arrays are placeholders made here: fewer arguments to unbox per
+    call.)"""
     f2 = np.zeros((1, 2))
     return distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
                                nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, 0, f2, f2, f2,
@@ -780,17 +786,12 @@ def distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, tra
                 tf2[k, 1] = trace_f[k, 1]
             trace_i = ti2
             trace_f = tf2
-    out_f = np.empty(N_BEST_F)
-    out_f[0] = best_f[0]
+    # closest points to world coordinates; scalars box faster than small arrays
+    w = np.empty(6)
     for k in range(2):
         for r in range(3):
-            out_f[1 + 3 * k + r] = (pose_a[r, 0] * best_f[1 + 3 * k] + pose_a[r, 1] * best_f[2 + 3 * k]
-                                    + pose_a[r, 2] * best_f[3 + 3 * k] + pose_a[r, 3])
-    out_i = np.empty(N_OUT_I, dtype=np.int64)
-    out_i[0] = best_i[0]
-    out_i[1] = best_i[1]
-    for k in range(N_COUNTERS):
-        out_i[OUT_I_COUNTERS + k] = counters[k]
-    for k in range(N_BOUND_IDS):
-        out_i[OUT_I_HIST + k] = hist[k]
-    return out_f, out_i, trace_i, trace_f, n_trace
+            w[3 * k + r] = (pose_a[r, 0] * best_f[1 + 3 * k] + pose_a[r, 1] * best_f[2 + 3 * k]
+                            + pose_a[r, 2] * best_f[3 + 3 * k] + pose_a[r, 3])
+    out = (best_f[0], w[0], w[1], w[2], w[3], w[4], w[5], np.int64(best_i[0]), np.int64(best_i[1]),
+           counters[0], counters[1], counters[2], counters[3], counters[4], counters[5])
+    return out, hist, trace_i, trace_f, n_trace

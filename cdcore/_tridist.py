@@ -20,7 +20,8 @@ Robustness
 Every candidate is the distance between two points computed *on* the triangles: an
 endpoint and a clamped point of a segment (``a + t d`` with t in [0, 1]), a pair of
 line points whose parameters passed the [0, 1] test, or a vertex and the point
-``a0 + beta e0 + gamma e1`` with beta, gamma >= 0, beta + gamma <= 1. So, up to the
+``a0 + beta e0 + gamma e1`` with beta, gamma >= 0, beta + gamma <= 1 (the tests are made on
+the numerators before dividing, so only feasible candidates pay a division). So, up to the
 rounding of the point coordinates, every candidate is an upper bound on the true
 distance, and inaccurate parameters (nearly parallel edges, sliver triangles, whose
 Gram determinants cancel) can only make a candidate larger, never smaller. The true
@@ -79,13 +80,10 @@ def _seg_point(p, a, d, dd):
     """Nearest point of the segment a + t d (t in [0, 1], dd = d.d) to p: (squared
     distance, the point)."""
     w = _sub(p, a)
-    t = 0.0
-    if dd > 0.0:
-        t = _dot(w, d) / dd
-        if t < 0.0:
-            t = 0.0
-        elif t > 1.0:
-            t = 1.0
+    wd = _dot(w, d)
+    t = 0.0  # clamp(wd / dd, 0, 1), dividing only inside (the same value: rounding is monotone)
+    if dd > 0.0 and wd > 0.0:
+        t = 1.0 if wd >= dd else wd / dd
     c = _axpy(a, t, d)
     r = _sub(p, c)
     return _dot(r, r), c
@@ -98,9 +96,11 @@ def _face_point(q, a0, e0, f1, g00, g01, g11, den):
     w = _sub(q, a0)
     wu = _dot(w, e0)
     wv = _dot(w, f1)
-    beta = (g11 * wu - g01 * wv) / den
-    gam = (g00 * wv - g01 * wu) / den
-    if beta >= 0.0 and gam >= 0.0 and beta + gam <= 1.0:
+    bn = g11 * wu - g01 * wv
+    gn = g00 * wv - g01 * wu
+    if bn >= 0.0 and gn >= 0.0 and bn + gn <= den:  # inside: divide only then
+        beta = bn / den
+        gam = gn / den
         x = (a0[0] + beta * e0[0] + gam * f1[0],
              a0[1] + beta * e0[1] + gam * f1[1],
              a0[2] + beta * e0[2] + gam * f1[2])
@@ -157,9 +157,11 @@ def _candidates(a0, a1, a2, b0, b1, b2):
             f = _dot(eb[j], r)
             den = a * e - b * b
             if den > 0.0:
-                s = (b * f - c * e) / den
-                t = (a * f - b * c) / den
-                if 0.0 <= s <= 1.0 and 0.0 <= t <= 1.0:
+                sn = b * f - c * e
+                tn = a * f - b * c
+                if 0.0 <= sn <= den and 0.0 <= tn <= den:  # inside both: divide only then
+                    s = sn / den
+                    t = tn / den
                     p = _axpy(va[i], s, ea[i])
                     q = _axpy(vb[j], t, eb[j])
                     w = _sub(p, q)
@@ -378,9 +380,9 @@ def tri_tri_distance_numpy(A, B):
 
     def seg_point(p, a, d, dd):
         w = p - a
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t = np.where(dd > 0.0, _np_dot(w, d) / np.where(dd > 0.0, dd, 1.0), 0.0)
-        t = np.clip(t, 0.0, 1.0)
+        wd = _np_dot(w, d)
+        inner = (dd > 0.0) & (wd > 0.0)
+        t = np.where(inner & (wd >= dd), 1.0, np.where(inner, wd / np.where(dd > 0.0, dd, 1.0), 0.0))
         c = np.stack([a[:, 0] + t * d[:, 0], a[:, 1] + t * d[:, 1], a[:, 2] + t * d[:, 2]], axis=1)
         r = p - c
         return _np_dot(r, r), c
@@ -401,9 +403,11 @@ def tri_tri_distance_numpy(A, B):
             den = a * e - b * b
             pos = den > 0.0
             safe = np.where(pos, den, 1.0)
-            s = (b * f - c * e) / safe
-            t = (a * f - b * c) / safe
-            ok = pos & (s >= 0.0) & (s <= 1.0) & (t >= 0.0) & (t <= 1.0)
+            sn = b * f - c * e
+            tn = a * f - b * c
+            ok = pos & (sn >= 0.0) & (sn <= den) & (tn >= 0.0) & (tn <= den)
+            s = sn / safe
+            t = tn / safe
             p = np.stack([va[i][:, m] + s * ea[i][:, m] for m in range(3)], axis=1)
             q = np.stack([vb[j][:, m] + t * eb[j][:, m] for m in range(3)], axis=1)
             w = p - q
@@ -420,9 +424,11 @@ def tri_tri_distance_numpy(A, B):
             w = q - v0
             wu = _np_dot(w, e0)
             wv = _np_dot(w, f1)
-            beta = (ddx2 * wu - g01 * wv) / safe
-            gam = (ddx0 * wv - g01 * wu) / safe
-            ok = pos & (beta >= 0.0) & (gam >= 0.0) & (beta + gam <= 1.0)
+            bn = ddx2 * wu - g01 * wv
+            gn = ddx0 * wv - g01 * wu
+            ok = pos & (bn >= 0.0) & (gn >= 0.0) & (bn + gn <= den)
+            beta = bn / safe
+            gam = gn / safe
             x = np.stack([v0[:, m] + beta * e0[:, m] + gam * f1[:, m] for m in range(3)], axis=1)
             r = q - x
             d2 = np.where(ok, _np_dot(r, r), np.inf)

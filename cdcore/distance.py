@@ -19,9 +19,10 @@ gives the *approximate minimum distance* (all face pairs within the error above 
 minimum). Their pruning test drops a pair only when a slab gap exceeds the current
 distance *plus* the absolute error, i.e. it prunes less than an exact search, keeps the
 near-minimal pairs, and still ends with the exact minimum. Here the error is used the other
-way round (as in PQP and FCL): it lets the search stop early, and the one pair returned is
-within the error of the minimum (the weak problem's guarantee for the final pair, without
-the enumeration of near-minimal pairs). With abs_err = rel_err = 0 both are the exact
+way round, as PQP and FCL use theirs: it lets the search stop early, and the one pair
+returned is within the error of the minimum (the weak problem's guarantee for the final
+pair, without the enumeration of near-minimal pairs). (FCL stops only when *both* errors
+allow it, guaranteeing min(d_true + abs_err, d_true (1 + rel_err)); here either suffices.) With abs_err = rel_err = 0 both are the exact
 minimum distance. The sequence of improving pairs can be read from a trace: its LEAF rows
 carry each leaf pair's smallest distance, in evaluation order.
 """
@@ -35,9 +36,8 @@ from enum import IntEnum
 
 import numpy as np
 
-from ._distance import (EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS, OUT_I_COUNTERS,
-                        OUT_I_HIST, SUPPORTED_KINDS, distance_query,
-                        distance_query_kdop)
+from ._distance import (EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS, SUPPORTED_KINDS,
+                        distance_query, distance_query_kdop)
 from ._kdop_traverse import check_realign, prepare
 from ._layout import KDOP_KINDS, KIND_AABB
 from .bvh import BVH
@@ -170,25 +170,22 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     if is_kdop:
         method, qf, qi = prepare(b, realign, *relative_transform(pa, pb))
         kd_a, kd_b = a.kdop, b.kdop
-        out_f, out_i, tr_i, tr_f, n_trace = distance_query_kdop(
+        out, hist, tr_i, tr_f, n_trace = distance_query_kdop(
             a.kind, order == "depth", pa, pb, abs_err, rel_err, bool(trace),
             a.nodes_f, a.nodes_i, a.prim_order, ma.vertices, ma.faces,
             b.nodes_f, b.nodes_i, b.prim_order, mb.vertices, mb.faces,
             method, kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, qf, qi)
     else:
-        out_f, out_i, tr_i, tr_f, n_trace = distance_query(
+        out, hist, tr_i, tr_f, n_trace = distance_query(
             a.kind, order == "depth", pa, pb, abs_err, rel_err, bool(trace),
             a.nodes_f, a.nodes_i, a.prim_order, ma.vertices, ma.faces,
             b.nodes_f, b.nodes_i, b.prim_order, mb.vertices, mb.faces)
     t_total = time.perf_counter() - t0
-    c = out_i.tolist()
-    k = OUT_I_COUNTERS
-    # same counter slots as the collision kernel
-    stats = CollisionStats(c[k], c[k + 1], c[k + 2], c[k + 3], c[k + 5], t_total, c[k + 4],
-                           out_i[OUT_I_HIST:])
+    # the counters in the collision kernel's slots: bv, prim, leaf pairs, no gain, cycles, queue
+    stats = CollisionStats(out[9], out[10], out[11], out[12], out[14], t_total, out[13], hist)
     trace_obj = None
     if trace:
         tr_i, tr_f = tr_i[:n_trace], tr_f[:n_trace]
         trace_obj = DistanceTrace(tr_i[:, 0].copy(), tr_i[:, 1].copy(), tr_i[:, 2].copy(), tr_i[:, 3].copy(),
                                   tr_f[:, 0].copy(), tr_f[:, 1].copy())
-    return DistanceResult(out_f[0].item(), (c[0], c[1]), out_f[1:].reshape(2, 3), stats, trace_obj)
+    return DistanceResult(out[0], (out[7], out[8]), np.array(out[1:7]).reshape(2, 3), stats, trace_obj)

@@ -12,7 +12,6 @@ Oracles:
 * the numpy reference ``tri_tri_distance_numpy`` (same formulas, vectorised).
 """
 from fractions import Fraction
-from itertools import combinations
 
 import numpy as np
 import pytest
