@@ -44,7 +44,7 @@ from ._layout import (COUNT, LEFT, N_AXES, OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVER
                       START)
 from .bv.kdop import facet_table, ring_table
 from ._tritri import tri_tri_overlap_xyz
-from .transforms import _relative_transform
+from .transforms import _relative_transform, moved_vertex
 
 REALIGN_MAJOR = 0
 REALIGN_ALL = 1
@@ -233,21 +233,9 @@ def _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_p
     sb = niB[b, START]
     for jb in range(sb, sb + niB[b, COUNT]):
         fb = poB[jb]
-        v = fB[fb, 0]
-        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
-        dx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
-        dy = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
-        dz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
-        v = fB[fb, 1]
-        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
-        ex = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
-        ey = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
-        ez = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
-        v = fB[fb, 2]
-        x, y, z = vB[v, 0], vB[v, 1], vB[v, 2]
-        gx = R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0]
-        gy = R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1]
-        gz = R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2]
+        dx, dy, dz = moved_vertex(R, t, vB, fB[fb, 0])
+        ex, ey, ez = moved_vertex(R, t, vB, fB[fb, 1])
+        gx, gy, gz = moved_vertex(R, t, vB, fB[fb, 2])
         separated = False
         for i in range(k2):
             e0 = dirs[i, 0]

@@ -77,6 +77,16 @@ def relative_transform(pose_a, pose_b):
     return R, t
 
 
+@njit(cache=True, inline='always')
+def moved_vertex(R, t, verts, v):
+    """``R @ verts[v] + t`` as three scalars, term by term (the order every kernel and
+    ``transform_points`` use, so oracles see bit-identical coordinates)."""
+    x, y, z = verts[v, 0], verts[v, 1], verts[v, 2]
+    return (R[0, 0] * x + R[0, 1] * y + R[0, 2] * z + t[0],
+            R[1, 0] * x + R[1, 1] * y + R[1, 2] * z + t[1],
+            R[2, 0] * x + R[2, 1] * y + R[2, 2] * z + t[2])
+
+
 @njit(cache=True)
 def _relative_transform(pose_a, pose_b, R, t):
     """R = Ra^T Rb, t = Ra^T (tb - ta), written into R, t."""
