@@ -148,9 +148,10 @@ def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace:
     program, axes, use_sphere, use_box = test_plan(test)
     acc = np.zeros(N_COUNTERS + L.N_AXES, dtype=np.int64)
     counters, hist = acc[:N_COUNTERS], acc[N_COUNTERS:]
-    pairs = _scratch("pairs", max(64, a.leaf_size * b.leaf_size), 2)
-    tr = np.empty((4096, 4), dtype=np.int32) if trace else _scratch("trace", 1, 4)
-    stack = _scratch("stack", a.height + b.height + 2, 2)
+    # per-call buffers: callers on other threads must never share them
+    pairs = np.empty((max(64, a.leaf_size * b.leaf_size), 2), dtype=np.int32)
+    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
+    stack = np.empty((a.height + b.height + 2, 2), dtype=np.int32)
     stack[0] = 0
     sp, n_pairs, n_trace = 1, 0, 0
     t0 = time.perf_counter()
@@ -172,20 +173,8 @@ def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace:
     if trace:
         rows = tr[:n_trace]
         trace_obj = Trace(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].copy())
-    # the pairs buffer may be the reused scratch: hand out a copy
     return pairs[:n_pairs].copy(), trace_obj, _stats(counters, hist.copy(), t_total)
 
-
-_SCRATCH: dict = {}
-
-
-def _scratch(name: str, rows: int, cols: int) -> np.ndarray:
-    """A reused int32 work buffer of at least ``rows`` rows (single-threaded callers; the
-    results are copied out): saves allocations on every query."""
-    buf = _SCRATCH.get(name)
-    if buf is None or len(buf) < rows:
-        buf = _SCRATCH[name] = np.empty((max(rows, 64), cols), dtype=np.int32)
-    return buf
 
 
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
