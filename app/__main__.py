@@ -7,8 +7,10 @@ there is no screen) and exits.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
+import time
 
 HEADLESS_HINT = ("no display found: the debugger needs a screen (X11 or Wayland).\n"
                  "On a machine without one, run the scripted mode under a virtual screen, e.g.\n"
@@ -28,10 +30,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--method", choices=list(UPDATE_METHODS), help="articulation hierarchy update")
     p.add_argument("--test", help="overlap test (sat15, sat6, sphere, sphere5, sphere15; per BV type)")
     p.add_argument("--frames", type=int, metavar="N", help="run N frames from the start, then stay (or --quit)")
-    p.add_argument("--depth", metavar="LO[:HI]", help="hierarchy levels to draw, e.g. 2 or 0:3 (default: all)")
+    p.add_argument("--depth", metavar="LO[:HI]", help="hierarchy levels to draw, e.g. 2 or 0:3, or 'all' "
+                   "(default: auto, about 300 boxes at most)")
     p.add_argument("--leaves", action="store_true", help="draw leaves only")
     p.add_argument("--record", metavar="CSV", help="record frame timings to this CSV (+ JSON sidecar)")
-    p.add_argument("--screenshot", metavar="PNG", help="save the 3-D view after the run")
+    p.add_argument("--screenshot", metavar="PNG", help="save the 3-D view (with its overlay) after the run")
+    p.add_argument("--screenshot-window", metavar="PNG", help="save the whole window (docks included) after the run")
+    p.add_argument("--focus-pair", action="store_true",
+                   help="after the run, step the selected pair's traversal to its first separated node pair "
+                        "and focus the view on it (with --screenshot: the stepper's view)")
+    p.add_argument("--report-startup", action="store_true",
+                   help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
     p.add_argument("--size", default="1600x1000", help="window size WxH")
     return p
@@ -44,19 +53,126 @@ def has_display() -> bool:
                 or os.environ.get("QT_QPA_PLATFORM", "").startswith("offscreen"))
 
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+
+
+def image_path(path: str) -> str:
+    """The file a screenshot goes to: ``x`` becomes ``x.png`` (what the writer does), and
+    an unknown image type is an error, not a silent surprise."""
+    root, ext = os.path.splitext(path)
+    if not ext:
+        return path + ".png"
+    if ext.lower() not in IMAGE_SUFFIXES:
+        raise ValueError(f"cannot write a {ext} image ({path}); use one of {', '.join(IMAGE_SUFFIXES)}")
+    return path
+
+
+def parse_depth(text: str) -> tuple[str, int, int]:
+    """``--depth``: "all", "leaves", "auto", "LO" or "LO:HI" (LO <= HI) -> (mode, lo, hi)."""
+    t = text.strip().lower()
+    if t in ("all", "leaves", "auto"):
+        return t, 0, 0
+    lo_s, sep, hi_s = t.partition(":")
+    try:
+        lo, hi = int(lo_s), int(hi_s if sep else lo_s)
+    except ValueError:
+        raise ValueError(f"--depth expects LO, LO:HI, auto, leaves or all, got {text!r}") from None
+    if lo < 0 or hi < 0:
+        raise ValueError(f"--depth levels are >= 0, got {text!r}")
+    if lo > hi:
+        raise ValueError(f"--depth {text}: LO must not exceed HI (did you mean {hi}:{lo}?)")
+    return ("level", lo, lo) if lo == hi else ("range", lo, hi)
+
+
+def check_args(args) -> None:
+    """Reject what the run could only misread (``ValueError`` with the message)."""
+    if args.frames is not None and args.frames < 1:
+        raise ValueError("--frames must be positive")
+    if args.mesh and len(args.mesh) > 2:
+        raise ValueError(f"--mesh takes one mesh (collided with itself) or two (A and B), got {len(args.mesh)}")
+    if args.scene and args.mesh:
+        raise ValueError("give --scene or --mesh, not both")
+    if args.depth:
+        parse_depth(args.depth)
+    for opt in ("screenshot", "screenshot_window"):
+        if getattr(args, opt):
+            setattr(args, opt, image_path(getattr(args, opt)))
+    try:
+        w, h = (int(x) for x in args.size.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size expects WxH, got {args.size!r}") from None
+    if w < 200 or h < 150:
+        raise ValueError(f"--size {args.size} is too small")
+
+
+def configure_session(session, args) -> None:
+    """BV type, update method and test from the command line, through the session's
+    setters (so the test follows the BV type: kdop18 runs ``slab``)."""
+    if args.bv:
+        session.set_bv(args.bv)
+    if args.method:
+        session.set_method(args.method)
+    if args.test:
+        session.set_test(args.test)
+
+
+def startup_ref(args, settings, scripted: bool) -> dict:
+    """What to load first: --mesh / --scene, else (interactive) the last scene if it can
+    still be loaded, else the default scene. A scripted run never restores: it must be
+    reproducible from its command line."""
+    if args.mesh:
+        return {"meshes": list(args.mesh)}
+    if args.scene:
+        return {"scene": args.scene}
+    if not scripted:
+        ref = restorable(settings.value("last_scene_ref"), settings.value("last_scene"))
+        if ref is not None:
+            return ref
+    from .main_window import DEFAULT_SCENE
+    return {"scene": DEFAULT_SCENE}
+
+
+def restorable(ref_json, legacy_name=None) -> dict | None:
+    """The saved scene reference if what it names still exists (a built-in scene, an
+    existing scene file, existing mesh files), else None. ``legacy_name``: what older
+    versions saved (a scene name or file; "user: a.stl" display names are not loadable)."""
+    from cdcore.scenes import list_scenes
+    ref = None
+    if ref_json:
+        try:
+            ref = json.loads(ref_json)
+        except (TypeError, ValueError):
+            ref = None
+    elif legacy_name:
+        ref = {"file": legacy_name} if os.path.isfile(str(legacy_name)) else {"scene": str(legacy_name)}
+    if not isinstance(ref, dict) or len(ref) != 1:
+        return None
+    (kind, value), = ref.items()
+    if kind == "scene" and value in list_scenes():
+        return ref
+    if kind == "file" and isinstance(value, str) and os.path.isfile(value):
+        return ref
+    if kind == "meshes" and isinstance(value, list) and 1 <= len(value) <= 2 and all(
+            isinstance(p, str) and os.path.isfile(p) for p in value):
+        return ref
+    return None
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
         from cdcore.scenes import list_scenes
         print("\n".join(list_scenes()))
         return 0
-    if args.frames is not None and args.frames < 1:
-        print("error: --frames must be positive", file=sys.stderr)
+    try:
+        check_args(args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     if not has_display():
         print(HEADLESS_HINT, file=sys.stderr)
         return 1
-    from PySide6 import QtCore, QtWidgets
+    from PySide6 import QtWidgets
 
     from .main_window import MainWindow
     from .model import Session
@@ -66,46 +182,30 @@ def main(argv=None) -> int:
     app.setOrganizationName("bvh-debugger")
     session = Session()
     try:
-        if args.bv:
-            session.bv = args.bv
-        if args.method:
-            session.set_method(args.method)
-        if args.test:
-            session.set_test(args.test)
+        configure_session(session, args)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     win = MainWindow(session)
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-        win.resize(w, h)
-    except ValueError:
-        print(f"error: --size expects WxH, got {args.size!r}", file=sys.stderr)
-        return 2
+    w, h = (int(x) for x in args.size.lower().split("x"))
+    win.resize(w, h)
+    hp = win.hierarchy_panel
     if args.depth:
-        try:
-            lo, _, hi = args.depth.partition(":")
-            win.hierarchy_panel.mode.setCurrentText("range")
-            win.hierarchy_panel.lo.setMaximum(64)
-            win.hierarchy_panel.hi.setMaximum(64)
-            win.hierarchy_panel.lo.setValue(int(lo))
-            win.hierarchy_panel.hi.setValue(int(hi or lo))
-        except ValueError:
-            print(f"error: --depth expects LO or LO:HI, got {args.depth!r}", file=sys.stderr)
-            return 2
+        mode, lo, hi = parse_depth(args.depth)
+        hp.mode.setCurrentText(mode)
+        hp.lo.setMaximum(64)
+        hp.hi.setMaximum(64)
+        hp.lo.setValue(lo)
+        hp.hi.setValue(hi)
     elif args.leaves:
-        win.hierarchy_panel.mode.setCurrentText("leaves")
-    else:
-        win.hierarchy_panel.mode.setCurrentText("all")
+        hp.mode.setCurrentText("leaves")
     win.show()
     app.processEvents()
-    scripted = args.quit or args.frames is not None or args.record or args.screenshot
+    scripted = bool(args.quit or args.frames is not None or args.record or args.screenshot
+                    or args.screenshot_window)
+    ref = startup_ref(args, win.settings, scripted)
     try:
-        if args.mesh:
-            session.load_meshes(args.mesh, frames=max(args.frames or 1000, 1))
-        else:
-            scene = args.scene or (None if scripted else win.settings.value("last_scene")) or "chains-6to1"
-            session.load_scene(scene, frames=None)
+        win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
     except (OSError, ValueError) as exc:
         if scripted:
             print(f"error: {exc}", file=sys.stderr)
@@ -113,6 +213,10 @@ def main(argv=None) -> int:
             return 2
         from .widgets.errors import show_error
         show_error(win, "Load scene", exc)
+    if args.report_startup:
+        win.plotter.render()
+        app.processEvents()
+        print(f"first-window {time.time():.6f}", flush=True)
     if scripted and session.scene is not None:
         code = run_script(app, win, session, args)
         if args.quit:
@@ -132,27 +236,53 @@ def run_script(app, win, session, args) -> int:
             return 2
     n = args.frames if args.frames is not None else 1
     session.playing = True  # panels behave as during playback; the window's own timer stays off
+    session.reset_fps_clock()
+    first = len(session.history)
     for k in range(n):
         session.goto(k % session.n_frames)
         app.processEvents()
-    session.playing = False
+    session.set_playing(False)  # the stepper and the status bar show the paused frame
+    app.processEvents()
     if args.record:
         sidecar = session.stop_recording()
         print(f"recorded {n} frames to {args.record} (+ {os.path.basename(sidecar)})")
-    if args.screenshot:
-        try:
-            win.screenshot(args.screenshot)
-        except (OSError, ValueError) as exc:
-            print(f"error: cannot write screenshot: {exc}", file=sys.stderr)
-            return 2
-        print(f"screenshot written to {args.screenshot}")
-    if session.history:
-        fps = [r.fps for r in list(session.history)[1:] if r.fps > 0]
-        if fps:
-            import statistics
-            print(f"{session.scene.name}: median {statistics.median(fps):.1f} fps over {len(fps)} frames "
-                  f"(compute + draw), median t_total {statistics.median(r.t_total for r in session.history) * 1e3:.3f} ms")
+    if args.focus_pair:
+        focus_first_separated_pair(win)
+    for opt, fn in (("screenshot", win.screenshot), ("screenshot_window", win.window_screenshot)):
+        path = getattr(args, opt)
+        if path:
+            try:
+                fn(path)
+            except (OSError, ValueError) as exc:
+                print(f"error: cannot write screenshot: {exc}", file=sys.stderr)
+                return 2
+            print(f"screenshot written to {path}")
+    rows = list(session.history)[first:]
+    fps = [r.fps for r in rows if r.fps > 0]
+    if fps:
+        import statistics
+        print(f"{session.scene.name}: median {statistics.median(fps):.1f} fps over {len(fps)} frames "
+              f"(compute + draw), median t_total {statistics.median(r.t_total for r in rows) * 1e3:.3f} ms")
+    elif rows:
+        print(f"{session.scene.name}: no frame rate from {len(rows)} frame(s) (it needs 2 or more)")
     return 0
+
+
+def focus_first_separated_pair(win) -> bool:
+    """Step the stepper to the first node pair separated by an axis, then focus on it."""
+    from cdcore.collide import Outcome
+    panel = win.stepper_panel
+    panel.reload()
+    st = panel.stepper
+    if st is None:
+        return False
+    st.goto(-1)
+    while not st.at_end:
+        step = st.next()
+        if step.outcome == Outcome.SEPARATED and step.axis_dir is not None and step.index > 2:
+            break
+    panel._show()
+    return win.focus_on_pair()
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from cdcore import BV_TYPES, collide, load_mesh
 from cdcore import _layout as L
 from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
 from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
+from cdcore.scenes.scene import SCENE_DIR
 
 from .recorder import Recorder
 from .signals import Signal
@@ -57,7 +58,7 @@ class Session:
         self.recording_changed = Signal()  # (bool)
         self.scene = None
         self.runner = None
-        self.bv = "obb"
+        self._bv = "obb"
         self.method = "cab"
         self.test = "sat15"
         self.deform = "refit"
@@ -87,8 +88,45 @@ class Session:
         return list_scenes()
 
     def load_scene(self, name_or_path: str, frames: int | None = None) -> None:
+        """A built-in scene by name, or a scene JSON file (``FileNotFoundError`` naming the
+        file when it does not exist)."""
         self.scene = load_scene(name_or_path, frames=frames, mesh_bv=self.bv)
         self.source_meshes = []
+        self._scene_loaded()
+
+    def scene_ref(self) -> dict | None:
+        """How to load the current scene again, JSON-serialisable: ``{"scene": name}`` (built
+        in), ``{"file": path}`` (a scene file) or ``{"meshes": [paths]}`` (opened meshes).
+        Its display name (``scene.name``) alone cannot do it: "user: a.stl" is no scene name."""
+        s = self.scene
+        if s is None:
+            return None
+        if self.source_meshes:
+            return {"meshes": list(self.source_meshes)}
+        builtin = s.source and os.path.dirname(os.path.abspath(s.source)) == os.path.abspath(SCENE_DIR)
+        if builtin or not s.source:
+            return {"scene": os.path.splitext(os.path.basename(s.source))[0] if s.source else s.name}
+        return {"file": os.path.abspath(s.source)}
+
+    def load_ref(self, ref: dict, frames: int | None = None) -> None:
+        """Load what ``scene_ref()`` described (``ValueError`` for a malformed reference)."""
+        if not isinstance(ref, dict) or len(ref) != 1:
+            raise ValueError(f"not a scene reference: {ref!r}")
+        (kind, value), = ref.items()
+        if kind == "meshes" and isinstance(value, list) and value:
+            self.load_meshes(value, frames or 1000)
+        elif kind in ("scene", "file") and isinstance(value, str) and value:
+            self.load_scene(value, frames)
+        else:
+            raise ValueError(f"not a scene reference: {ref!r}")
+
+    def adopt(self, other: "Session") -> None:
+        """Show the scene another, private Session loaded (one with no listeners, e.g. on a
+        worker thread while the window shows progress)."""
+        if other.scene is None:
+            raise ValueError("no scene loaded")
+        self.scene = other.scene
+        self.source_meshes = list(other.source_meshes)
         self._scene_loaded()
 
     def load_meshes(self, paths, frames: int = 1000) -> None:
@@ -138,14 +176,26 @@ class Session:
         return BV_TYPES[self.bv].tests
 
     # ---- settings -----------------------------------------------------------------
+    @property
+    def bv(self) -> str:
+        return self._bv
+
+    @bv.setter
+    def bv(self, bv: str) -> None:
+        """The BV type of the next scene load; the overlap test follows it (a k-DOP runs
+        ``slab``: keeping ``sat15`` would mislabel recordings)."""
+        if bv not in BV_TYPES:
+            raise ValueError(f"unknown BV type {bv!r}")
+        self._bv = bv
+        if self.test not in self.tests:
+            self.test = self.tests[0]
+
     def set_bv(self, bv: str) -> None:
         if bv not in BV_TYPES:
             raise ValueError(f"unknown BV type {bv!r}")
         if bv == self.bv:
             return
         self.bv = bv
-        if self.test not in self.tests:
-            self.test = self.tests[0]
         if self.scene is not None:
             name = self.scene.source or None
             frame = self.frame
@@ -229,8 +279,12 @@ class Session:
 
     def set_playing(self, playing: bool) -> None:
         self.playing = bool(playing)
-        self._last_commit = None
+        self.reset_fps_clock()
         self.settings_changed.emit()
+
+    def reset_fps_clock(self) -> None:
+        """The next committed frame starts a new fps measurement (it gets no fps itself)."""
+        self._last_commit = None
 
     def commit(self, t_render: float) -> None:
         """The current frame has been drawn (``t_render`` s): history, fps and recording."""
@@ -239,10 +293,16 @@ class Session:
             return
         now = time.perf_counter()
         rec.t_render = t_render
-        if self._last_commit is not None:
-            dt = now - self._last_commit
-            rec.fps = 1.0 / dt if dt > 0 else 0.0
-        self._last_commit = now
+        # fps is the playback loop's rate: only between two frames committed while playing
+        # (a step, a scrub or the first frame after a pause measures the user, not the loop)
+        rec.fps = 0.0
+        if self.playing:
+            if self._last_commit is not None:
+                dt = now - self._last_commit
+                rec.fps = 1.0 / dt if dt > 0 else 0.0
+            self._last_commit = now
+        else:
+            self._last_commit = None
         self.history.append(rec)
         if self.recorder is not None:
             self.recorder.write(self.csv_row(rec))
@@ -255,7 +315,7 @@ class Session:
                 "t_test_ms": rec.t_test * 1e3, "t_query_ms": rec.t_query * 1e3, "t_total_ms": rec.t_total * 1e3,
                 "bv_tests": rec.bv_tests, "prim_tests": rec.prim_tests, "n_exact": rec.n_exact,
                 "n_false": rec.n_false, "contacts": rec.contacts, "t_render_ms": rec.t_render * 1e3,
-                "fps": rec.fps}
+                "fps": rec.fps if rec.fps > 0 else ""}  # empty: not measured (first frame, paused)
 
     # ---- recording ------------------------------------------------------------------
     def start_recording(self, path: str) -> None:

@@ -92,6 +92,26 @@ class Tree:
         return m - r, m + r
 
 
+READABLE_BOXES = 300  # about as many boxes as one can still tell apart on screen
+
+
+def readable_selection(trees, budget: int = READABLE_BOXES) -> tuple[str, int, int]:
+    """The ``(mode, lo, hi)`` of the "auto" depth: every node when all the trees together
+    have at most ``budget``, else the level just above the first one whose nodes, summed
+    over the trees, exceed ``budget`` (at least the roots; the sparse bottom levels of a
+    lopsided tree would fit the budget but show little)."""
+    trees = list(trees)
+    if not trees or sum(t.n_nodes for t in trees) <= budget:
+        return "all", 0, 0
+    height = max(t.height for t in trees)
+    counts = np.zeros(height + 1, dtype=np.int64)
+    for t in trees:
+        counts[:t.height + 1] += np.bincount(t.depth, minlength=t.height + 1)[:t.height + 1]
+    over = np.flatnonzero(counts > budget)
+    level = max(int(over[0]) - 1, 0) if len(over) else height  # the last level before one too busy
+    return "level", level, level
+
+
 def apply_trace_states(state_a, state_b, trace) -> None:
     """Raise node states from one trace (A side nodes into ``state_a``, B into ``state_b``)."""
     if trace is None or len(trace) == 0:

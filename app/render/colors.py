@@ -24,7 +24,9 @@ STATE_COLORS_F = STATE_COLORS / 255.0
 STATE_LABELS = STATE_NAMES
 
 # the two nodes of the current stepper pair (A, B) and their projected intervals
-PAIR_COLORS = np.array([(240, 228, 66), (86, 180, 233)], dtype=np.uint8)  # yellow, sky blue
+# near-black and magenta: they stand out on white and against every state colour (the
+# Okabe-Ito yellow / sky blue used before vanished on white and next to "separated" blue)
+PAIR_COLORS = np.array([(20, 20, 20), (200, 0, 200)], dtype=np.uint8)
 PAIR_COLORS.setflags(write=False)
 AXIS_COLOR = (0, 158, 115)  # bluish green: the separating axis arrow
 CONTACT_COLOR = (213, 94, 0)  # vermillion: contact points

@@ -358,7 +358,7 @@ class HierarchyLayer:
     """
 
     def __init__(self, plotter, name: str = "hierarchy", line_width: float = 1.0, faces: bool = False,
-                 face_opacity: float = 0.12, segments: int = SPHERE_SEGMENTS, highlight_width: float = 4.0):
+                 face_opacity: float = 0.12, segments: int = SPHERE_SEGMENTS, highlight_width: float = 6.0):
         self.plotter = plotter
         self.name = name
         self.segments = int(segments)
@@ -587,21 +587,27 @@ class HierarchyLayer:
 
 
 class NodeHighlight:
-    """A few nodes (the stepper's current pair) drawn thick in their own small actor."""
+    """The stepper's current node pair: thick wireframes in ``PAIR_COLORS`` (A, B) over a
+    translucent fill of the same colour, so the pair stands out of hundreds of boxes; two
+    small actors (lines, faces) whose PolyData are replaced in place."""
 
-    def __init__(self, plotter, name: str = "pair-highlight", line_width: float = 4.0,
-                 segments: int = SPHERE_SEGMENTS):
+    def __init__(self, plotter, name: str = "pair-highlight", line_width: float = 6.0,
+                 segments: int = SPHERE_SEGMENTS, fill_opacity: float = 0.22):
         self.plotter = plotter
         self.name = name
         self.line_width = float(line_width)
+        self.fill_opacity = float(fill_opacity)
         self.segments = segments
         self.polydata = pv.PolyData()
+        self.fill_polydata = pv.PolyData()
         self.actor = None
+        self.fill_actor = None
         self._visible = True
         self._shown = False
 
     def show(self, tree_a, node_a, tree_b=None, node_b=None) -> None:
         pts, lines, rgb, base = [], [], [], 0
+        fills, fill_rgb = [], []
         for slot, (tree, node) in enumerate(((tree_a, node_a), (tree_b, node_b))):
             if tree is None or node is None or node < 0:
                 continue
@@ -614,6 +620,10 @@ class NodeHighlight:
             lines.append(c.ravel())
             rgb.append(np.broadcast_to(PAIR_COLORS[slot], (len(e), 3)))
             base += len(p)
+            surf = _node_surface(tree, int(node))
+            if surf is not None and surf.n_cells:
+                surf.cell_data["rgb"] = np.broadcast_to(PAIR_COLORS[slot], (surf.n_cells, 3)).astype(np.uint8)
+                fills.append(surf)
         if not pts:
             self.hide()
             return
@@ -626,24 +636,60 @@ class NodeHighlight:
             self.actor = self.plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell",
                                                line_width=self.line_width, lighting=False, name=self.name,
                                                reset_camera=False, pickable=False)
+        fill = pv.merge(fills) if len(fills) > 1 else (fills[0] if fills else pv.PolyData())
+        self.fill_polydata.shallow_copy(fill)
+        if fills:
+            self.fill_polydata.cell_data.active_scalars_name = "rgb"
+        self.fill_polydata.Modified()
+        if self.fill_actor is None and fills:
+            self.fill_actor = self.plotter.add_mesh(self.fill_polydata, scalars="rgb", rgb=True, preference="cell",
+                                                    opacity=self.fill_opacity, lighting=False,
+                                                    name=self.name + "-fill", reset_camera=False, pickable=False)
         self._shown = True
-        self.actor.SetVisibility(self._visible)
+        self._apply_visibility()
+
+    def _apply_visibility(self):
+        on = self._visible and self._shown
+        if self.actor is not None:
+            self.actor.SetVisibility(on)
+        if self.fill_actor is not None:
+            self.fill_actor.SetVisibility(on and self.fill_polydata.n_cells > 0)
 
     def hide(self) -> None:
         self._shown = False
-        if self.actor is not None:
-            self.actor.SetVisibility(False)
+        self._apply_visibility()
 
     def set_visible(self, visible: bool) -> None:
         self._visible = bool(visible)
-        if self.actor is not None:
-            self.actor.SetVisibility(self._visible and self._shown)
+        self._apply_visibility()
+
+    @property
+    def visible(self) -> bool:
+        return self.actor is not None and bool(self.actor.GetVisibility())
 
     def clear(self) -> None:
-        if self.actor is not None:
-            self.plotter.remove_actor(self.actor, render=False)
-        self.actor = None
+        for a in (self.actor, self.fill_actor):
+            if a is not None:
+                self.plotter.remove_actor(a, render=False)
+        self.actor = self.fill_actor = None
         self._shown = False
+
+
+def _node_surface(tree, node: int):
+    """A closed surface of one node's volume (box, sphere or k-DOP polytope), world frame."""
+    kind = _kind(tree)
+    if kind == "sphere":
+        c, r = tree.world_spheres([node])
+        return pv.Sphere(radius=float(r[0]), center=c[0], theta_resolution=20, phi_resolution=12)
+    if kind == "kdop":
+        from cdcore.realign import kdop_polytope
+        v, faces = kdop_polytope(tree.kdop.slabs[node], tree.kdop.bv)
+        if len(v) < 4 or not len(faces):
+            return None
+        cells = np.concatenate([np.concatenate([[len(f)], f]) for f in faces]).astype(np.int64)
+        return pv.PolyData(np.asarray(v) @ tree.pose[:3, :3].T + tree.pose[:3, 3], faces=cells)
+    c, ax, e = tree.world_boxes([node])
+    return pv.PolyData(box_corners(c, ax, e)[0].astype(np.float64), faces=box_faces(1))
 
 
 def _node_wire(tree, node: int, segments: int):

@@ -87,7 +87,7 @@ class AxisOverlay:
     ``step.interval_a`` / ``step.interval_b``.
     """
 
-    def __init__(self, plotter, name: str = "axis-overlay", interval_width: float = 7.0, end_size: float = 12.0):
+    def __init__(self, plotter, name: str = "axis-overlay", interval_width: float = 8.0, end_size: float = 14.0):
         self.plotter = plotter
         self._arrow = _Slot(plotter, name + "-arrow", color=to_float(AXIS_COLOR), lighting=True)
         self._intervals = _Slot(plotter, name + "-intervals", scalars="rgb", rgb=True, preference="cell",
@@ -114,7 +114,7 @@ class AxisOverlay:
         (a0, a1), (b0, b1) = (float(x) for x in step.interval_a), (float(x) for x in step.interval_b)
         lo, hi = min(a0, b0), max(a1, b1)
         span = max(hi - lo, 1e-9)
-        pad = 0.15 * span
+        pad = 0.6 * span  # the arrow runs well past both intervals: long enough to read its direction
 
         def at(s):
             return m + (s - sm) * u
@@ -127,8 +127,8 @@ class AxisOverlay:
         o = off * w
         start, end = at(lo - pad), at(hi + pad)
         length = float(np.linalg.norm(end - start))
-        arrow = pv.Arrow(start=start, direction=u, scale=length, tip_length=0.06, tip_radius=0.018,
-                         shaft_radius=0.006)
+        arrow = pv.Arrow(start=start, direction=u, scale=length, tip_length=0.08, tip_radius=0.025,
+                         shaft_radius=0.009)
         self._arrow.set(arrow)
 
         ends = np.array([at(a0), at(a1), at(b0), at(b1)]) + o

@@ -14,7 +14,7 @@ from ..model.compare import MAX_METHODS, MIN_METHODS, CompareModel
 COLORS = {"aabb_plus": "#9467bd", "aabb_star": "#ff7f0e", "obb": "#1f77b4", "cab": "#d62728"}
 DEFAULT_METHODS = ("aabb_star", "obb", "cab")
 COLUMNS = ("method", "#coll", "#false", "t_upd (ms)", "t_test (ms)", "t_query (ms)", "t_total (ms)", "N_v",
-           "C_v (µs)", "N_p", "C_p (µs)")
+           "C_v (µs)", "N_p", "C_p (µs)")  # cumulative totals: ms; per test: µs
 
 
 class ComparePanel(QtWidgets.QWidget):
@@ -37,6 +37,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.checks[m] = cb
             row.addWidget(cb)
         self.reset_btn = QtWidgets.QPushButton("Reset totals", objectName="compareReset")
+        self.reset_btn.setSizePolicy(QtWidgets.QSizePolicy.Policy.Minimum, QtWidgets.QSizePolicy.Policy.Fixed)
         self.reset_btn.clicked.connect(self.reset)
         row.addStretch(1)
         row.addWidget(self.reset_btn)
@@ -50,7 +51,8 @@ class ComparePanel(QtWidgets.QWidget):
         pi.setDownsampling(auto=True, mode="peak")
         pi.setClipToView(True)
         pi.showGrid(x=True, y=True, alpha=0.3)
-        pi.setLabel("left", "t_total, ms per frame")
+        pi.setLabel("left", "t_total, µs per frame")
+        pi.getAxis("left").enableAutoSIPrefix(False)  # never "ms (x0.001)": the unit is in the label
         pi.setLabel("bottom", "frames ago (0: newest)")
         # one curve per method, created once; the inactive ones are hidden and empty
         self.curves = {m: pg.PlotDataItem([], [], pen=pg.mkPen(COLORS[m], width=1.5), name=METHOD_LABELS[m])
@@ -59,7 +61,9 @@ class ComparePanel(QtWidgets.QWidget):
             pi.addItem(c)
             c.setVisible(False)
         self.legend.clear()
-        lay.addWidget(self.plot, 2)
+        body = QtWidgets.QHBoxLayout()  # side by side: a bottom dock is wide and short
+        body.addWidget(self.plot, 2)
+        lay.addLayout(body, 1)
 
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS), objectName="compareTable")
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
@@ -69,7 +73,8 @@ class ComparePanel(QtWidgets.QWidget):
         self.table.setToolTip("Cumulative since compare mode was (re)started. N_v: BV tests, C_v: time per BV test "
                               "((t_test + exact BV time) / N_v); N_p: triangle tests, C_p: time per triangle test; "
                               "N_v C_v + N_p C_p = t_test + t_query")
-        lay.addWidget(self.table, 1)
+        self.table.setSizeAdjustPolicy(QtWidgets.QAbstractScrollArea.SizeAdjustPolicy.AdjustToContents)
+        body.addWidget(self.table, 3)
 
         self._timer = QtCore.QTimer(self)
         self._timer.setSingleShot(True)
@@ -162,7 +167,7 @@ class ComparePanel(QtWidgets.QWidget):
             self.table.setRowCount(0)
             return
         for m in model.methods:
-            y = np.asarray(model.series(m, "t_total"), dtype=float) * 1e3
+            y = np.asarray(model.series(m, "t_total"), dtype=float) * 1e6  # µs
             self.curves[m].setData(np.arange(-len(y) + 1, 1, dtype=float), y)
         totals = model.totals()
         self.table.setRowCount(len(totals))

@@ -1,4 +1,5 @@
-"""Playback controls: play/pause, step, step back, frame slider, speed."""
+"""Playback controls: play/pause, step, step back (shown in the main toolbar, see
+``toolbar_items``), and the timeline: frame slider, frame number, speed."""
 from __future__ import annotations
 
 from PySide6 import QtCore, QtWidgets
@@ -19,11 +20,10 @@ class PlaybackBar(QtWidgets.QWidget):
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, objectName="frameSlider")
         self.slider.setTracking(True)
         self.frame_label = QtWidgets.QLabel("0 / 0", objectName="frameLabel")
-        self.frame_label.setMinimumWidth(90)
+        self.frame_label.setMinimumWidth(self.frame_label.fontMetrics().horizontalAdvance("00000 / 00000") + 8)
         self.speed = QtWidgets.QSpinBox(objectName="speed", minimum=1, maximum=50, value=1, prefix="×",
                                         toolTip="Frames per tick")
-        for w in (self.back_btn, self.play_btn, self.fwd_btn):
-            lay.addWidget(w)
+        lay.addWidget(QtWidgets.QLabel("Frame"))
         lay.addWidget(self.slider, 1)
         lay.addWidget(self.frame_label)
         lay.addWidget(QtWidgets.QLabel("speed"))
@@ -37,6 +37,9 @@ class PlaybackBar(QtWidgets.QWidget):
         session.frame_changed.connect(lambda _rec: self.sync())
         session.settings_changed.connect(self.sync)
         self.sync()
+
+    def toolbar_items(self):
+        return [(None, self.back_btn), (None, self.play_btn), (None, self.fwd_btn)]
 
     def step(self, delta: int):
         if self.session.scene is not None:

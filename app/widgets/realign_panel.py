@@ -17,6 +17,10 @@ LAYERS = (("kdop", "B's node k-DOP (its own frame)", (120, 120, 120)),
           ("table", "realigned: table lookup (Fünzig)", (213, 94, 0)))
 
 
+IDLE_TEXT = ("Step through a k-DOP traversal (BV type kdop6…kdop26) to see how B's node k-DOP is realigned "
+             "to A's directions.")
+
+
 class RealignPanel(QtWidgets.QWidget):
     """Emits ``draw_requested(list of (label, world points (n, 3), edges (e, 2), rgb))``."""
     draw_requested = QtCore.Signal(object)
@@ -25,9 +29,7 @@ class RealignPanel(QtWidgets.QWidget):
         super().__init__(parent)
         self.session = session
         lay = QtWidgets.QVBoxLayout(self)
-        self.label = QtWidgets.QLabel("Step through a k-DOP traversal (BV type kdop6…kdop26) to see how "
-                                      "B's node k-DOP is realigned to A's directions.", wordWrap=True,
-                                      objectName="realignLabel")
+        self.label = QtWidgets.QLabel(IDLE_TEXT, wordWrap=True, objectName="realignLabel")
         lay.addWidget(self.label)
         self.method = QtWidgets.QComboBox(objectName="realignMethod")
         self.method.addItems(["table", "all", "major"])
@@ -46,6 +48,13 @@ class RealignPanel(QtWidgets.QWidget):
         self.draw.toggled.connect(lambda _on: self.show_step(*self._last))
         self._last = (None, None)
         self.report = None
+        # a pair shown for a k-DOP tree is stale once the BV type or the scene changes
+        session.settings_changed.connect(self._session_changed)
+        session.scene_changed.connect(self._session_changed)
+
+    def _session_changed(self):
+        if not self.session.bv.startswith("kdop") and (self.report is not None or self.label.text() != IDLE_TEXT):
+            self.show_step(None, None)
 
     def show_step(self, step, traversal):
         self._last = (step, traversal)
@@ -53,6 +62,7 @@ class RealignPanel(QtWidgets.QWidget):
         if (step is None or traversal is None or traversal.tree_a.kdop is None
                 or traversal.tree_b.bvh is None):
             self.report = None
+            self.label.setText(IDLE_TEXT)
             self.table.setRowCount(0)
             self.draw_requested.emit([])
             return

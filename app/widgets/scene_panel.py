@@ -1,6 +1,10 @@
-"""Scene & method panel: scene picker, BV type, update method, overlap test, deformation
-mode and the body pair to inspect."""
+"""Scene panel: the scene's title and size, the body pair to inspect, deformation and
+k-DOP realignment modes. The scene / BV type / update method / overlap test pickers are
+created and kept in sync here too, but the window shows them in its main toolbar
+(``toolbar_items``)."""
 from __future__ import annotations
+
+import json
 
 from PySide6 import QtCore, QtWidgets
 
@@ -9,6 +13,14 @@ from cdcore.articulated import METHOD_LABELS, UPDATE_METHODS
 
 from .errors import guarded
 
+_ADJUST = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents
+
+
+def _combo(name, tip):
+    box = QtWidgets.QComboBox(objectName=name, toolTip=tip)
+    box.setSizeAdjustPolicy(_ADJUST)  # as wide as its longest item: never a cut name
+    return box
+
 
 class ScenePanel(QtWidgets.QWidget):
     open_mesh_requested = QtCore.Signal()
@@ -16,69 +28,91 @@ class ScenePanel(QtWidgets.QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
-        form = QtWidgets.QFormLayout(self)
-        self.scene_box = QtWidgets.QComboBox(objectName="sceneBox")
-        self.scene_box.addItems(session.scene_names())
-        self.open_btn = QtWidgets.QPushButton("Open mesh…", objectName="openMesh")
-        row = QtWidgets.QHBoxLayout()
-        row.addWidget(self.scene_box, 1)
-        row.addWidget(self.open_btn)
-        form.addRow("Scene", row)
-        self.title = QtWidgets.QLabel(wordWrap=True, objectName="sceneTitle")
-        form.addRow(self.title)
-        self.bv_box = QtWidgets.QComboBox(objectName="bvBox")
+        self.loader = None  # the window's loader (progress while compiling); else Session.load_ref
+        # ---- the toolbar's pickers (items carry how to load them: see Session.scene_ref)
+        self.scene_box = _combo("sceneBox", "Scene (built in, or a scene file / meshes you opened)")
+        for name in session.scene_names():
+            self.scene_box.addItem(name, json.dumps({"scene": name}))
+        self.open_btn = QtWidgets.QPushButton("Open mesh…", objectName="openMesh",
+                                              toolTip="Open one or two mesh files as a rigid pair scene")
+        self.bv_box = _combo("bvBox", "Bounding-volume type of the mesh hierarchies")
         self.bv_box.addItems(list(BV_TYPES))
-        form.addRow("BV type", self.bv_box)
-        self.method_box = QtWidgets.QComboBox(objectName="methodBox")
+        self.method_box = _combo("methodBox", "Update method of the articulated bodies' link hierarchies")
         for m in UPDATE_METHODS:
             self.method_box.addItem(METHOD_LABELS[m], m)
-        form.addRow("Update", self.method_box)
-        self.test_box = QtWidgets.QComboBox(objectName="testBox")
-        form.addRow("Overlap test", self.test_box)
-        self.deform_box = QtWidgets.QComboBox(objectName="deformBox")
+        self.test_box = _combo("testBox", "Overlap test of node pairs")
+
+        # ---- the dock's own content
+        form = QtWidgets.QFormLayout(self)
+        form.setFieldGrowthPolicy(QtWidgets.QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        self.title = QtWidgets.QLabel(wordWrap=True, objectName="sceneTitle")
+        form.addRow(self.title)
+        self.pair_box = _combo("pairBox", "The body pair the stepper and distance panels inspect")
+        form.addRow("Body pair", self.pair_box)
+        self.deform_box = _combo("deformBox", "Deforming meshes: refit the hierarchy or rebuild it every frame")
         self.deform_box.addItems(["refit", "rebuild"])
-        form.addRow("Deforming meshes", self.deform_box)
-        self.realign_box = QtWidgets.QComboBox(objectName="realignBox",
-                                               toolTip="k-DOP hierarchies: how B's k-DOPs are realigned")
+        form.addRow("Deforming", self.deform_box)
+        self.realign_box = _combo("realignBox", "k-DOP hierarchies: how B's k-DOPs are realigned")
         self.realign_box.addItems(["table", "all", "major"])
         form.addRow("k-DOP realign", self.realign_box)
-        self.pair_box = QtWidgets.QComboBox(objectName="pairBox")
-        form.addRow("Body pair", self.pair_box)
         self.info = QtWidgets.QLabel(wordWrap=True, objectName="sceneInfo")
         form.addRow(self.info)
 
         self.scene_box.activated.connect(self._scene_chosen)
         self.open_btn.clicked.connect(self.open_mesh_requested)
-        self.bv_box.activated.connect(lambda _i: guarded(self, "BV type", session.set_bv, self.bv_box.currentText()))
+        self.bv_box.activated.connect(lambda _i: self._guard("BV type", session.set_bv, self.bv_box.currentText()))
         self.method_box.activated.connect(
-            lambda _i: guarded(self, "Update method", session.set_method, self.method_box.currentData()))
-        self.test_box.activated.connect(lambda _i: guarded(self, "Overlap test", session.set_test,
-                                                            self.test_box.currentText()))
-        self.deform_box.activated.connect(lambda _i: guarded(self, "Deformation", session.set_deform,
-                                                              self.deform_box.currentText()))
-        self.pair_box.activated.connect(lambda i: guarded(self, "Body pair", session.select_pair, i))
-        self.realign_box.activated.connect(lambda _i: guarded(self, "Realignment", session.set_realign,
-                                                               self.realign_box.currentText()))
+            lambda _i: self._guard("Update method", session.set_method, self.method_box.currentData()))
+        self.test_box.activated.connect(lambda _i: self._guard("Overlap test", session.set_test,
+                                                               self.test_box.currentText()))
+        self.deform_box.activated.connect(lambda _i: self._guard("Deformation", session.set_deform,
+                                                                 self.deform_box.currentText()))
+        self.pair_box.activated.connect(lambda i: self._guard("Body pair", session.select_pair, i))
+        self.realign_box.activated.connect(lambda _i: self._guard("Realignment", session.set_realign,
+                                                                  self.realign_box.currentText()))
         session.scene_changed.connect(self.sync)
         session.settings_changed.connect(self.sync)
         self.sync()
 
-    def _scene_chosen(self, _index):
-        name = self.scene_box.currentText()
-        guarded(self, "Load scene", self.session.load_scene, name)
+    def toolbar_items(self):
+        """(label or None, widget) for the main toolbar."""
+        return [("Scene", self.scene_box), (None, self.open_btn), ("BV", self.bv_box),
+                ("Update", self.method_box), ("Test", self.test_box)]
+
+    def _guard(self, title, fn, *args):
+        """Run a user action; on failure the dialog explains it and the pickers show the
+        session's state again (not the choice that failed)."""
+        out = guarded(self, title, fn, *args)
+        self.sync()
+        return out
+
+    def _scene_chosen(self, index):
+        ref = self.scene_box.itemData(index)
+        try:
+            ref = json.loads(ref) if ref else {"scene": self.scene_box.itemText(index)}
+        except ValueError:
+            ref = {"scene": self.scene_box.itemText(index)}
+        if self.loader is not None:
+            self.loader(ref)  # shows its own dialog on failure
+            self.sync()
+        else:
+            self._guard("Load scene", self.session.load_ref, ref)
 
     def sync(self):
         """Show the session's state (no signals are re-emitted)."""
         s = self.session
-        for box in (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box, self.pair_box,
-                    self.realign_box):
+        boxes = (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box, self.pair_box,
+                 self.realign_box)
+        for box in boxes:
             box.blockSignals(True)
         try:
             if s.scene is not None:
-                i = self.scene_box.findText(s.scene.name)
+                ref = json.dumps(s.scene_ref())
+                i = self.scene_box.findData(ref)
                 if i < 0:
-                    self.scene_box.addItem(s.scene.name)
+                    self.scene_box.addItem(s.scene.name, ref)
                     i = self.scene_box.count() - 1
+                    self.scene_box.setItemData(i, ref, QtCore.Qt.ItemDataRole.ToolTipRole)
                 self.scene_box.setCurrentIndex(i)
                 self.title.setText(f"<b>{s.scene.title}</b><br><i>{s.scene.paper}</i>")
                 self.title.setToolTip(s.scene.description)
@@ -89,6 +123,10 @@ class ScenePanel(QtWidgets.QWidget):
                 self.pair_box.setCurrentIndex(s.selected_pair)
                 tris = s.scene.n_triangles
                 self.info.setText(f"{len(s.scene.bodies)} bodies, {tris:,} triangles, {s.scene.frames} frames")
+            deforming = s.scene is not None and any(b.deforming for b in s.scene.bodies)
+            self.deform_box.setEnabled(deforming)
+            self.deform_box.setToolTip("Deforming meshes: refit the hierarchy or rebuild it every frame"
+                                       if deforming else "no deforming mesh in this scene")
             self.bv_box.setCurrentText(s.bv)
             self.method_box.setCurrentIndex(UPDATE_METHODS.index(s.method))
             self.test_box.clear()
@@ -98,6 +136,5 @@ class ScenePanel(QtWidgets.QWidget):
             self.realign_box.setCurrentText(s.realign)
             self.realign_box.setEnabled(s.bv.startswith("kdop"))
         finally:
-            for box in (self.scene_box, self.bv_box, self.method_box, self.test_box, self.deform_box,
-                        self.pair_box, self.realign_box):
+            for box in boxes:
                 box.blockSignals(False)

@@ -15,6 +15,7 @@ _OUT_TEXT = {Outcome.SEPARATED: "separated", Outcome.OVERLAP: "overlap → desce
 
 class StepperPanel(QtWidgets.QWidget):
     step_changed = QtCore.Signal(object, object)  # (Step or None, Traversal)
+    focus_requested = QtCore.Signal()
 
     def __init__(self, session, parent=None):
         super().__init__(parent)
@@ -24,21 +25,28 @@ class StepperPanel(QtWidgets.QWidget):
         self.label = QtWidgets.QLabel(wordWrap=True, objectName="stepperLabel")
         lay.addWidget(self.label)
         row = QtWidgets.QHBoxLayout()
-        self.reset_btn = QtWidgets.QPushButton("⟲", objectName="stepReset", toolTip="Back to the start")
-        self.prev_btn = QtWidgets.QPushButton("◀", objectName="stepPrev", toolTip="Previous node pair")
-        self.next_btn = QtWidgets.QPushButton("▶", objectName="stepNext", toolTip="Next node pair (N)")
-        self.hit_btn = QtWidgets.QPushButton("next hit", objectName="stepHit", toolTip="Run to the next leaf hit")
-        self.end_btn = QtWidgets.QPushButton("end", objectName="stepEnd", toolTip="Run to the end")
+        self.reset_btn = QtWidgets.QToolButton(text="⟲", objectName="stepReset", toolTip="Back to the start")
+        self.prev_btn = QtWidgets.QToolButton(text="◀", objectName="stepPrev", toolTip="Previous node pair")
+        self.next_btn = QtWidgets.QToolButton(text="▶", objectName="stepNext", toolTip="Next node pair (N)")
+        self.hit_btn = QtWidgets.QToolButton(text="next hit", objectName="stepHit", toolTip="Run to the next leaf hit")
+        self.end_btn = QtWidgets.QToolButton(text="end", objectName="stepEnd", toolTip="Run to the end")
         for b in (self.reset_btn, self.prev_btn, self.next_btn, self.hit_btn, self.end_btn):
             row.addWidget(b)
+        row.addStretch(1)
         lay.addLayout(row)
-        drill = QtWidgets.QHBoxLayout()
         self.drill_box = QtWidgets.QComboBox(objectName="drillBox", toolTip="Exact queries of this frame")
-        self.drill_btn = QtWidgets.QPushButton("step into", objectName="drillBtn")
+        self.drill_box.setSizeAdjustPolicy(QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.drill_box.setMinimumContentsLength(16)
+        lay.addWidget(self.drill_box)
+        drill = QtWidgets.QHBoxLayout()
+        self.drill_btn = QtWidgets.QPushButton("step into", objectName="drillBtn",
+                                               toolTip="Step through this link pair's triangle hierarchies")
         self.up_btn = QtWidgets.QPushButton("back to bodies", objectName="drillUp")
-        drill.addWidget(self.drill_box, 1)
+        self.focus_btn = QtWidgets.QPushButton("focus (F)", objectName="stepFocus",
+                                               toolTip="Zoom the 3-D view to the current node pair (F)")
         drill.addWidget(self.drill_btn)
         drill.addWidget(self.up_btn)
+        drill.addWidget(self.focus_btn)
         lay.addLayout(drill)
         self.outcome = QtWidgets.QLabel(objectName="stepOutcome", wordWrap=True)
         self.outcome.setTextFormat(QtCore.Qt.TextFormat.RichText)
@@ -53,6 +61,7 @@ class StepperPanel(QtWidgets.QWidget):
         self.end_btn.clicked.connect(lambda: self._move(lambda s: s.run_to_end()))
         self.drill_btn.clicked.connect(self._drill)
         self.up_btn.clicked.connect(lambda: self.reload())
+        self.focus_btn.clicked.connect(self.focus_requested)
         session.frame_changed.connect(self._on_frame)
         session.settings_changed.connect(self._on_frame)
         self._stale = True
@@ -76,6 +85,8 @@ class StepperPanel(QtWidgets.QWidget):
         """A fresh stepper for the current frame and selected pair (or a drilled link pair)."""
         self._stale = False
         self.stepper = guarded(self, "Traversal", self.session.stepper, drill)
+        data = self.drill_box.currentData()
+        chosen = tuple(data) if data is not None else None
         self.drill_box.clear()
         s = self.session
         if s.result is not None and s.scene is not None and s.result.pairs:
@@ -85,6 +96,12 @@ class StepperPanel(QtWidgets.QWidget):
                 na = s.scene.bodies[i].body.links[li].name
                 nb = s.scene.bodies[j].body.links[lj].name
                 self.drill_box.addItem(f"{na} / {nb} ({'contact' if hit else 'no contact'})", (li, lj))
+            # keep showing the link pair being stepped (or the one chosen before a reload)
+            keep = tuple(drill) if drill is not None else chosen
+            for k in range(self.drill_box.count()):
+                if keep is not None and tuple(self.drill_box.itemData(k)) == keep:
+                    self.drill_box.setCurrentIndex(k)
+                    break
         self.drill_btn.setEnabled(self.drill_box.count() > 0)
         self.up_btn.setEnabled(drill is not None)
         self._show()

@@ -42,10 +42,12 @@ class TimingPanel(QtWidgets.QWidget):
     def __init__(self, session, parent=None, max_rate: float = 30.0):
         super().__init__(parent)
         self.session = session
-        lay = QtWidgets.QVBoxLayout(self)
+        # side by side: a bottom dock is wide and short
+        lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
 
         # ---- times per frame -------------------------------------------------------
+        left = QtWidgets.QVBoxLayout()
         top = QtWidgets.QHBoxLayout()
         top.addWidget(QtWidgets.QLabel("last"))
         self.window = QtWidgets.QSpinBox(objectName="timingWindow", minimum=10, maximum=HISTORY, value=HISTORY,
@@ -53,32 +55,37 @@ class TimingPanel(QtWidgets.QWidget):
         self.window.valueChanged.connect(lambda _v: self.refresh())
         top.addWidget(self.window)
         top.addStretch(1)
-        lay.addLayout(top)
+        left.addLayout(top)
         self.plot = pg.PlotWidget(objectName="timingPlot")
         pi = self.plot.getPlotItem()
-        pi.addLegend(offset=(5, 5))
+        pi.addLegend(offset=(5, 5), colCount=4)
         pi.setDownsampling(auto=True, mode="peak")
         pi.setClipToView(True)
         pi.showGrid(x=True, y=True, alpha=0.3)
-        pi.setLabel("left", "ms per frame")
+        pi.setLabel("left", "µs per frame")
+        pi.getAxis("left").enableAutoSIPrefix(False)  # never "µs (x1000)": the unit is in the label
         pi.setLabel("bottom", "frames ago (0: newest)")
         self.curves = {key: pi.plot([], [], pen=pg.mkPen(color, width=1.5), name=label)
                        for key, label, color in SERIES}
-        lay.addWidget(self.plot, 3)
+        left.addWidget(self.plot, 1)
+        lay.addLayout(left, 3)
 
         # ---- counters of the current frame ------------------------------------------
         grid = QtWidgets.QGridLayout()
         self.labels: dict[str, QtWidgets.QLabel] = {}
         for k, (key, text) in enumerate(COUNTERS):
-            grid.addWidget(QtWidgets.QLabel(text + ":"), k // 3, 2 * (k % 3))
+            grid.addWidget(QtWidgets.QLabel(text + ":"), k, 0)
             lab = QtWidgets.QLabel("–", objectName=f"counter_{key}")
             lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
-            lab.setMinimumWidth(70)
-            grid.addWidget(lab, k // 3, 2 * (k % 3) + 1)
+            lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+            lab.setMinimumWidth(lab.fontMetrics().horizontalAdvance("0,000,000") + 6)
+            grid.addWidget(lab, k, 1)
             self.labels[key] = lab
+        grid.setRowStretch(len(COUNTERS), 1)
         lay.addLayout(grid)
 
         # ---- SAT exit axes of the current frame ----------------------------------------
+        right = QtWidgets.QVBoxLayout()
         self.axis_plot = pg.PlotWidget(objectName="axisPlot")
         ap = self.axis_plot.getPlotItem()
         ap.setLabel("left", "separated pairs")
@@ -90,10 +97,12 @@ class TimingPanel(QtWidgets.QWidget):
         ap.getAxis("bottom").setTicks([list(zip(self._axis_x, axis_short_names()))])
         ap.setXRange(-0.6, len(AXIS_NAMES) - 0.4, padding=0)
         self.axis_plot.setToolTip("\n".join(f"{s}: {n}" for s, n in zip(axis_short_names(), AXIS_NAMES)))
-        lay.addWidget(self.axis_plot, 2)
-        self.axis_label = QtWidgets.QLabel("", objectName="axisTop")
-        lay.addWidget(self.axis_label)
+        right.addWidget(self.axis_plot, 1)
+        self.axis_label = QtWidgets.QLabel("", objectName="axisTop")  # no word wrap: it would make the scroll area size the panel by its preferred height
+        right.addWidget(self.axis_label)
+        lay.addLayout(right, 2)
         self.axis_hist = np.zeros(len(AXIS_NAMES), dtype=np.int64)
+        self.setMinimumHeight(160)
 
         # ---- coalesced repaint -----------------------------------------------------------
         self._timer = QtCore.QTimer(self)
@@ -117,7 +126,7 @@ class TimingPanel(QtWidgets.QWidget):
         self._on_frame()
 
     def series(self, key: str) -> np.ndarray:
-        """The y data of one curve (ms), as last set."""
+        """The y data of one curve (µs), as last set."""
         y = self.curves[key].yData
         return np.zeros(0) if y is None else np.asarray(y)
 
@@ -130,11 +139,11 @@ class TimingPanel(QtWidgets.QWidget):
         rows = list(itertools.islice(hist, len(hist) - n, None))
         x = np.arange(-n + 1, 1, dtype=float)
         if n:
-            ms = np.array([(r.t_update, r.t_test, r.t_query, r.t_total) for r in rows], dtype=float) * 1e3
+            us = np.array([(r.t_update, r.t_test, r.t_query, r.t_total) for r in rows], dtype=float) * 1e6
         else:
-            ms = np.zeros((0, 4))
+            us = np.zeros((0, 4))
         for k, (key, _label, _color) in enumerate(SERIES):
-            self.curves[key].setData(x, ms[:, k])
+            self.curves[key].setData(x, us[:, k])
         rec = s.record if s.record is not None else (rows[-1] if rows else None)
         if rec is None:
             for lab in self.labels.values():

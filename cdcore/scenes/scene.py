@@ -99,6 +99,10 @@ def load_scene(name_or_path: str, frames: int | None = None, mesh_bv: str = "obb
     """
     path = name_or_path
     if not os.path.isfile(path):
+        if name_or_path.lower().endswith(".json") or os.sep in name_or_path or "/" in name_or_path:
+            # a path, not a name: say which file is missing, not "unknown scene"
+            what = "a directory, not a scene file" if os.path.isdir(path) else "file not found"
+            raise FileNotFoundError(f"scene {what}: {os.path.abspath(path)}")
         path = os.path.join(SCENE_DIR, f"{name_or_path}.json")
         if not os.path.isfile(path):
             raise FileNotFoundError(f"unknown scene {name_or_path!r}; known: {', '.join(list_scenes())}")
