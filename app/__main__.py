@@ -59,7 +59,7 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
 def image_path(path: str) -> str:
     """The file a screenshot goes to: ``x`` becomes ``x.png`` (what the writer does), and
     an unknown image type is an error, not a silent surprise."""
-    root, ext = os.path.splitext(path)
+    ext = os.path.splitext(path)[1]
     if not ext:
         return path + ".png"
     if ext.lower() not in IMAGE_SUFFIXES:

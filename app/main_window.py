@@ -33,6 +33,30 @@ DEFAULT_SCENE = "chains-6to1"
 AREA = QtCore.Qt.DockWidgetArea
 
 
+class _FitScrollArea(QtWidgets.QScrollArea):
+    """A vertical scroll area never narrower than its panel's minimum width, kept up to
+    date when the panel's content changes (longer names in a combo, a filled table)."""
+
+    def __init__(self, widget, objectName=""):
+        super().__init__(objectName=objectName)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setWidget(widget)
+        widget.installEventFilter(self)
+        self._fit()
+
+    def _fit(self):
+        need = self.widget().minimumSizeHint().width() + self.verticalScrollBar().sizeHint().width() + 2
+        if need != self.minimumWidth():
+            self.setMinimumWidth(need)
+
+    def eventFilter(self, obj, event):
+        if obj is self.widget() and event.type() == QtCore.QEvent.Type.LayoutRequest:
+            QtCore.QTimer.singleShot(0, self, self._fit)
+        return super().eventFilter(obj, event)
+
+
 class MainWindow(QtWidgets.QMainWindow):
     """The debugger window. ``session`` is the Qt-free model it binds to."""
 
@@ -134,14 +158,7 @@ class MainWindow(QtWidgets.QMainWindow):
         dock.setObjectName(name)
         if tip:
             dock.toggleViewAction().setToolTip(tip)
-        sa = QtWidgets.QScrollArea(objectName=name + "_scroll")
-        sa.setWidgetResizable(True)
-        sa.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
-        sa.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        sa.setWidget(widget)
-        need = widget.minimumSizeHint().width() + sa.verticalScrollBar().sizeHint().width() + 2
-        sa.setMinimumWidth(need)
-        dock.setWidget(sa)
+        dock.setWidget(_FitScrollArea(widget, objectName=name + "_scroll"))
         tab_with = self.findChild(QtWidgets.QDockWidget, tab_behind) if tab_behind else None
         if tab_with is not None:
             self.tabifyDockWidget(tab_with, dock)  # added as a tab right away: adding it to the

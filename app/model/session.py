@@ -120,7 +120,7 @@ class Session:
         else:
             raise ValueError(f"not a scene reference: {ref!r}")
 
-    def adopt(self, other: "Session") -> None:
+    def adopt(self, other: Session) -> None:
         """Show the scene another, private Session loaded (one with no listeners, e.g. on a
         worker thread while the window shows progress)."""
         if other.scene is None:

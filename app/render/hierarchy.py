@@ -607,7 +607,7 @@ class NodeHighlight:
 
     def show(self, tree_a, node_a, tree_b=None, node_b=None) -> None:
         pts, lines, rgb, base = [], [], [], 0
-        fills, fill_rgb = [], []
+        fills = []
         for slot, (tree, node) in enumerate(((tree_a, node_a), (tree_b, node_b))):
             if tree is None or node is None or node < 0:
                 continue

@@ -9,6 +9,7 @@ from PySide6 import QtCore, QtWidgets
 
 from cdcore.articulated import METHOD_LABELS, UPDATE_METHODS
 
+from .tables import fit_columns
 from ..model.compare import MAX_METHODS, MIN_METHODS, CompareModel
 
 COLORS = {"aabb_plus": "#9467bd", "aabb_star": "#ff7f0e", "obb": "#1f77b4", "cab": "#d62728"}
@@ -69,7 +70,7 @@ class ComparePanel(QtWidgets.QWidget):
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setSectionResizeMode(QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        fit_columns(self.table)
         self.table.setToolTip("Cumulative since compare mode was (re)started. N_v: BV tests, C_v: time per BV test "
                               "((t_test + exact BV time) / N_v); N_p: triangle tests, C_p: time per triangle test; "
                               "N_v C_v + N_p C_p = t_test + t_query")

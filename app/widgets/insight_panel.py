@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtGui, QtWidgets
 
 from ..model.insight import ground_truth, heat_summary, refit_quality
 from .errors import guarded
+from .tables import fit_columns as _fit_columns
 
 _OK_STYLE = "color: #1a7f37; font-weight: bold;"
 _BAD_STYLE = "color: #c62828; font-weight: bold;"
@@ -74,11 +75,13 @@ class InsightPanel(QtWidgets.QWidget):
         self.rebuild_label.setVisible(False)
         rl.addWidget(self.rebuild_label)
         self.refit_table = QtWidgets.QTableWidget(0, 6, objectName="refitTable")
-        self.refit_table.setHorizontalHeaderLabels(["body", "tree", "level", "ratio", "current vol", "fresh vol"])
+        self.refit_table.setHorizontalHeaderLabels(["body", "tree", "level", "ratio", "current", "fresh"])
+        self.refit_table.setToolTip("ratio: current volume / volume of a fresh fit, per level")
         self.refit_table.verticalHeader().setVisible(False)
         self.refit_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.refit_table.horizontalHeader().setSectionResizeMode(
             QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
+        _fit_columns(self.refit_table)
         rl.addWidget(self.refit_table)
         lay.addWidget(rq_box, 2)
 
@@ -104,6 +107,7 @@ class InsightPanel(QtWidgets.QWidget):
         self.heat_table.setHorizontalHeaderLabels(["level", "nodes", "min", "mean", "max"])
         self.heat_table.verticalHeader().setVisible(False)
         self.heat_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        _fit_columns(self.heat_table)
         hl.addWidget(self.heat_table)
         lay.addWidget(heat_box, 1)
 

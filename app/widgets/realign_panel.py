@@ -8,6 +8,7 @@ import numpy as np
 from PySide6 import QtCore, QtWidgets
 
 from .errors import guarded
+from .tables import fit_columns
 
 #: what is drawn, in the order of the table rows: (key, label, RGB)
 LAYERS = (("kdop", "B's node k-DOP (its own frame)", (120, 120, 120)),
@@ -38,8 +39,10 @@ class RealignPanel(QtWidgets.QWidget):
         row.addWidget(self.method, 1)
         lay.addLayout(row)
         self.table = QtWidgets.QTableWidget(0, 4, objectName="realignTable")
-        self.table.setHorizontalHeaderLabels(["k-DOP", "mean slab width ×", "volume ×", "looser by"])
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setHorizontalHeaderLabels(["k-DOP", "slab width ×", "volume ×", "looser"])
+        self.table.setToolTip("mean slab width and volume relative to the exact k-DOP of the moved geometry")
+        self.table.verticalHeader().setVisible(False)
+        fit_columns(self.table)
         lay.addWidget(self.table, 1)
         self.draw = QtWidgets.QCheckBox("draw them in the 3-D view", checked=True, objectName="realignDraw")
         lay.addWidget(self.draw)

@@ -19,6 +19,8 @@ _ADJUST = QtWidgets.QComboBox.SizeAdjustPolicy.AdjustToContents
 def _combo(name, tip):
     box = QtWidgets.QComboBox(objectName=name, toolTip=tip)
     box.setSizeAdjustPolicy(_ADJUST)  # as wide as its longest item: never a cut name
+    # and never squeezed below that by a layout
+    box.setSizePolicy(QtWidgets.QSizePolicy.Policy.Minimum, QtWidgets.QSizePolicy.Policy.Fixed)
     return box
 
 
