@@ -218,6 +218,10 @@ class MainWindow(QtWidgets.QMainWindow):
                 want = max(max(d.widget().widget().sizeHint().width(), d.widget().minimumWidth()) for d in side)
                 want = min(want + 4, max(self.width() // 3, max(d.widget().minimumWidth() for d in side)))
                 self.resizeDocks(side[:1], [want], QtCore.Qt.Orientation.Horizontal)
+        left = [d for d in docks if self.dockWidgetArea(d) == AREA.LeftDockWidgetArea and d.isVisible()]
+        if len(left) > 1:  # stacked: each as high as its panel asks
+            self.resizeDocks(left, [d.widget().widget().sizeHint().height() + 8 for d in left],
+                             QtCore.Qt.Orientation.Vertical)
         bottom = [d for d in docks if self.dockWidgetArea(d) == AREA.BottomDockWidgetArea]
         if bottom:
             h = max(215, min(280, self.height() // 4))

@@ -24,8 +24,16 @@ COUNTERS = (("bv_tests", "BV tests"), ("prim_tests", "primitive tests"), ("n_exa
 
 
 def axis_short_names() -> list[str]:
-    """Tick labels for ``AXIS_NAMES``: "a0", "b2", "a1xb0", "sphere"."""
-    return [n.split(" (")[0].replace(" x ", "x") for n in AXIS_NAMES]
+    """Tick labels for ``AXIS_NAMES``, two or three characters so that 16 fit under the
+    bars: "a0" (A's face normal 0), "b2", "01" (a0 x b1), "sph" (the sphere test)."""
+    out = []
+    for n in AXIS_NAMES:
+        short = n.split(" (")[0]
+        if " x " in short:
+            a, b = short.split(" x ")
+            short = a[1:] + b[1:]
+        out.append("sph" if short.startswith("sphere") else short)
+    return out
 
 
 def frame_axis_hist(result) -> np.ndarray:
@@ -89,7 +97,7 @@ class TimingPanel(QtWidgets.QWidget):
         self.axis_plot = pg.PlotWidget(objectName="axisPlot")
         ap = self.axis_plot.getPlotItem()
         ap.setLabel("left", "separated pairs")
-        ap.setTitle("exit axis (current frame)")
+        ap.setTitle("exit axis (current frame; ij: a<sub>i</sub> × b<sub>j</sub>)")
         ap.setMouseEnabled(x=False, y=False)
         self._axis_x = np.arange(len(AXIS_NAMES), dtype=float)
         self.bars = pg.BarGraphItem(x=self._axis_x, height=np.zeros(len(AXIS_NAMES)), width=0.8, brush="#4c72b0")
