@@ -60,7 +60,7 @@ best); the pair realising d_true was either evaluated (d = d_true) or dropped
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._core import descend_a, pose_status
 from ._cycles import read_cycles

@@ -1,0 +1,98 @@
+"""``python -m app.startup_bench``: how long the debugger takes to show its first frame.
+
+Each launch is a fresh ``python -m app --scene S --frames 1 --quit --report-startup``
+process; the time runs from just before the process is spawned to the moment the window
+has drawn the scene's first frame (the app prints ``first-window <unix time>`` then).
+Launches get a private numba cache (``NUMBA_CACHE_DIR``) and settings directory, so the
+project's own cache is never touched:
+
+- cold: an empty numba cache, every kernel the scene needs compiles at start;
+- after set-up: ``python -m cdcore.warmup`` (what ``.ci/setup.sh`` runs) filled the cache
+  first (its own time is printed too), then the first launch;
+- warm: the launches after that (median).
+
+It also times ``import cdcore`` in a fresh interpreter. Needs a display (run it under
+``xvfb-run -a -s '-screen 0 1600x1000x24'`` on a machine without one).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _env(cache_dir: str, config_dir: str) -> dict:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, XDG_CONFIG_HOME=config_dir)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def first_window(env: dict, scene: str, size: str, timeout: float) -> float:
+    """Seconds from spawning the app to its first drawn frame."""
+    cmd = [sys.executable, "-m", "app", "--scene", scene, "--frames", "1", "--quit", "--report-startup",
+           "--size", size]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+    for line in r.stdout.splitlines():
+        if line.startswith("first-window "):
+            return float(line.split()[1]) - t0
+    raise RuntimeError(f"the app did not report its first window (exit {r.returncode}):\n{r.stderr[-2000:]}")
+
+
+def import_time(env: dict) -> float:
+    code = "import time; t = time.perf_counter(); import cdcore; print(time.perf_counter() - t)"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT,
+                       check=True)
+    return float(r.stdout.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(prog="python -m app.startup_bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("--scene", default="chains-6to1")
+    p.add_argument("--size", default="1600x1000", help="window size WxH")
+    p.add_argument("--runs", type=int, default=3, help="warm launches (median)")
+    p.add_argument("--skip-cold", action="store_true", help="skip the empty-cache launch (it compiles everything)")
+    p.add_argument("--timeout", type=float, default=600.0, help="seconds allowed per launch")
+    args = p.parse_args(argv)
+    if args.runs < 1:
+        print("error: --runs must be positive", file=sys.stderr)
+        return 2
+    from app.__main__ import HEADLESS_HINT, has_display
+    if not has_display():
+        print(HEADLESS_HINT.replace("python -m app --scene chains-6to1 --frames 300 --record out.csv "
+                                    "--screenshot out.png --quit", "python -m app.startup_bench"), file=sys.stderr)
+        return 1
+    print(f"first window of {args.scene} at {args.size} (spawn -> first frame drawn), python {sys.version.split()[0]}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="bvh-startup-") as tmp:
+            config = os.path.join(tmp, "config")
+            if not args.skip_cold:
+                cold = first_window(_env(os.path.join(tmp, "cold-cache"), config), args.scene, args.size,
+                                    args.timeout)
+                print(f"  cold, empty numba cache        {cold:7.2f} s", flush=True)
+            env = _env(os.path.join(tmp, "cache"), config)
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "cdcore.warmup"], env=env, cwd=ROOT, check=True,
+                           capture_output=True, timeout=args.timeout * 4)
+            setup = time.perf_counter() - t0
+            after = first_window(env, args.scene, args.size, args.timeout)
+            print(f"  after set-up (warmup {setup:5.1f} s)   {after:7.2f} s", flush=True)
+            warm = [first_window(env, args.scene, args.size, args.timeout) for _ in range(args.runs)]
+            print(f"  warm, median of {args.runs:<3d}            {statistics.median(warm):7.2f} s   "
+                  f"({' '.join(f'{x:.2f}' for x in warm)})", flush=True)
+            imports = [import_time(env) for _ in range(max(args.runs, 5))]
+            print(f"import cdcore, median of {len(imports)}        {statistics.median(imports):7.3f} s")
+    except (RuntimeError, subprocess.SubprocessError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
