@@ -269,7 +269,8 @@ def run_script(app, win, session, args) -> int:
 
 
 def focus_first_separated_pair(win) -> bool:
-    """Step the stepper to the first node pair separated by an axis, then focus on it."""
+    """Step the stepper to the first node pair separated by an axis a third of the way
+    into the traversal (or later), then focus the view on it."""
     from cdcore.collide import Outcome
     panel = win.stepper_panel
     panel.reload()
@@ -277,9 +278,10 @@ def focus_first_separated_pair(win) -> bool:
     if st is None:
         return False
     st.goto(-1)
+    first_deep = st.count // 3  # past the big nodes near the roots: a pair worth zooming to
     while not st.at_end:
         step = st.next()
-        if step.outcome == Outcome.SEPARATED and step.axis_dir is not None and step.index > 2:
+        if step.outcome == Outcome.SEPARATED and step.axis_dir is not None and step.index >= first_deep:
             break
     panel._show()
     return win.focus_on_pair()

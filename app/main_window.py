@@ -565,6 +565,9 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         if self.follow:
             self.set_follow(False)  # follow would re-frame the whole bodies at the next frame
+        op = self.hierarchy_panel.opacity
+        if op.value() > 40 and self.hierarchy_panel.show_mesh.isChecked():
+            op.setValue(40)  # deep nodes lie inside the meshes: see through them (the slider undoes it)
         self.fit_view(b)
         self.request_render()
         return True
@@ -587,7 +590,7 @@ class MainWindow(QtWidgets.QMainWindow):
             f"{s.scene.name}   frame {rec.frame} / {s.n_frames - 1}\n"
             f"BV {s.bv}{method}  ·  test {s.exact_test}\n{depth}: {boxes:,} nodes drawn",
             f"BV tests {rec.bv_tests:,}\ntriangle tests {rec.prim_tests:,}\n#exact {rec.n_exact}  #false {rec.n_false}"
-            f"\ncontacts {rec.contacts}" + (f"\n{rec.fps:.0f} fps" if rec.fps > 0 else ""))
+            f"\ncontacts {rec.contacts}" + (f"\n{rec.fps:.0f} fps" if s.playing and rec.fps > 0 else ""))
 
     def _lighting(self):
         """One headlight instead of pyvista's light kit: half the cost of shading the meshes
