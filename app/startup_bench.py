@@ -3,12 +3,13 @@
 Each launch is a fresh ``python -m app --scene S --frames 1 --quit --report-startup``
 process; the time runs from just before the process is spawned to the moment the window
 has drawn the scene's first frame (the app prints ``first-window <unix time>`` then).
-Launches get a private numba cache (``NUMBA_CACHE_DIR``) and settings directory, so the
-project's own cache is never touched:
+Launches get a private settings directory; the numba cache is
 
-- cold: an empty numba cache, every kernel the scene needs compiles at start;
-- after set-up: ``python -m cdcore.warmup`` (what ``.ci/setup.sh`` runs) filled the cache
-  first (its own time is printed too), then the first launch;
+- cold: a private, empty one (``NUMBA_CACHE_DIR``): every kernel the scene needs compiles
+  at start (the project's cache is not touched);
+- after set-up: the project's own, as ``python -m cdcore.warmup`` (what ``.ci/setup.sh``
+  runs) leaves it: the warmup runs first (quick when it is already done; its time is
+  printed), then the first launch;
 - warm: the launches after that (median).
 
 It also times ``import cdcore`` in a fresh interpreter. Needs a display (run it under
@@ -27,8 +28,11 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def _env(cache_dir: str, config_dir: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, XDG_CONFIG_HOME=config_dir)
+def _env(cache_dir: str | None, config_dir: str) -> dict:
+    env = dict(os.environ, XDG_CONFIG_HOME=config_dir)
+    env.pop("NUMBA_CACHE_DIR", None)
+    if cache_dir:
+        env["NUMBA_CACHE_DIR"] = cache_dir
     env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     return env
 
@@ -76,7 +80,7 @@ def main(argv=None) -> int:
                 cold = first_window(_env(os.path.join(tmp, "cold-cache"), config), args.scene, args.size,
                                     args.timeout)
                 print(f"  cold, empty numba cache        {cold:7.2f} s", flush=True)
-            env = _env(os.path.join(tmp, "cache"), config)
+            env = _env(None, config)  # the project's cache, as the set-up leaves it
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "cdcore.warmup"], env=env, cwd=ROOT, check=True,
                            capture_output=True, timeout=args.timeout * 4)
