@@ -30,6 +30,7 @@ from .widgets.toolbar import MainToolBar
 MESH_FILTER = "Meshes (*.stl *.obj *.ply *.off *.glb *.gltf *.3mf *.dae);;All files (*)"
 LAYOUT_VERSION = 2  # bump when the docks change: an older saved layout is then ignored
 DEFAULT_SCENE = "chains-6to1"
+STATUS_PERIOD = 0.1  # s between status-bar updates during playback
 AREA = QtCore.Qt.DockWidgetArea
 
 
@@ -451,6 +452,8 @@ class MainWindow(QtWidgets.QMainWindow):
             self.timer.start()
         elif not self.session.playing:
             self.timer.stop()
+            self._status()  # the paused frame's numbers (updates were throttled while playing)
+            self._update_hud()
 
     def _on_recording(self, on: bool):
         self.act_stop.setEnabled(on)
@@ -723,6 +726,10 @@ class MainWindow(QtWidgets.QMainWindow):
         rec = s.record
         if rec is None:
             return
+        now = time.perf_counter()
+        if s.playing and now - getattr(self, "_status_t", 0.0) < STATUS_PERIOD:
+            return  # while playing, a text nobody can read at 60 Hz only costs repaints
+        self._status_t = now
         text = (f"frame {rec.frame}  |  update {rec.t_update * 1e6:.0f} µs  test {rec.t_test * 1e6:.0f} µs  "
                 f"query {rec.t_query * 1e6:.0f} µs  |  #exact {rec.n_exact}  #false {rec.n_false}  "
                 f"contacts {rec.contacts}  |  " + (f"{rec.fps:.0f} fps" if s.playing and rec.fps > 0 else "paused"))

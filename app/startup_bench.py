@@ -42,7 +42,7 @@ def first_window(env: dict, scene: str, size: str, timeout: float) -> float:
     cmd = [sys.executable, "-m", "app", "--scene", scene, "--frames", "1", "--quit", "--report-startup",
            "--size", size]
     t0 = time.time()
-    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout, check=False)
     for line in r.stdout.splitlines():
         if line.startswith("first-window "):
             return float(line.split()[1]) - t0

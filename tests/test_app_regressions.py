@@ -171,7 +171,8 @@ def test_bug6_kdop_recording_names_the_test_that_ran(tmp_path):
     with open(tmp_path / "k.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert {r["test"] for r in rows} == {"slab"}
-    meta = json.load(open(side))
+    with open(side) as fh:
+        meta = json.load(fh)
     assert meta["settings"]["test"] == meta["settings"]["exact_test"] == "slab"
 
 
@@ -197,7 +198,7 @@ def test_bug7_fps_only_between_frames_of_playback(tmp_path):
 def _cli(args, tmp_path, timeout=240):
     env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "config"), PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-m", "app", *args], capture_output=True, text=True, cwd=str(tmp_path),
-                          env=env, timeout=timeout)
+                          env=env, timeout=timeout, check=False)
 
 
 def test_bug7_and_8_command_line(tmp_path, meshes):

@@ -2,6 +2,8 @@
 ``toolbar_items``), and the timeline: frame slider, frame number, speed."""
 from __future__ import annotations
 
+import time
+
 from PySide6 import QtCore, QtWidgets
 
 from .errors import guarded
@@ -11,6 +13,7 @@ class PlaybackBar(QtWidgets.QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
+        self._synced = 0.0
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         self.back_btn = QtWidgets.QToolButton(text="◀|", objectName="stepBack", toolTip="Step back (←)")
@@ -34,7 +37,7 @@ class PlaybackBar(QtWidgets.QWidget):
         self.slider.valueChanged.connect(self._scrub)
         self.speed.valueChanged.connect(lambda v: setattr(self.session, "speed", int(v)))
         session.scene_changed.connect(self.sync)
-        session.frame_changed.connect(lambda _rec: self.sync())
+        session.frame_changed.connect(self._on_frame)
         session.settings_changed.connect(self.sync)
         self.sync()
 
@@ -53,6 +56,15 @@ class PlaybackBar(QtWidgets.QWidget):
         s = self.session
         if s.scene is not None and value != s.frame:
             guarded(self, "Frame", s.goto, value)
+
+    def _on_frame(self, _rec=None):
+        """Every frame when stepping; at most ~20 times a second during playback (the
+        slider and the frame number repaint part of the window each time)."""
+        now = time.perf_counter()
+        if self.session.playing and now - self._synced < 0.05:
+            return
+        self._synced = now
+        self.sync()
 
     def sync(self):
         s = self.session
