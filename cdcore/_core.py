@@ -27,15 +27,15 @@ import numpy as np
 from numba import njit, prange
 
 from ._cycles import read_cycles
-from ._kdop_traverse import QF_PAD, prepare_query, realigned_interval
-from ._layout import (AXIS_SPHERE, BUFFER_FULL, C0, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
-                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, E0, KIND_AABB, LEFT, N_COUNTERS, N_STATS,
-                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, R0, RIGHT, S0, SIZE, SPLIT_A,
-                      SPLIT_B, SPLIT_NONE, SR, START, TEST_SAT6, TEST_SAT15, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
-                      TEST_SPHERE15, TRACE_COLS)
-from ._overlap import ABS_EPS, sat_program, spheres_separated
-from ._pack import H_FACES, H_HEIGHT, H_LEAF_CAP, unpack
+from ._kdop_traverse import QF_PAD, prepare_query
+from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
+                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, LEFT, N_COUNTERS, N_STATS,
+                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE, SPLIT_A,
+                      SPLIT_B, SPLIT_NONE, START, TEST_SLAB, TRACE_COLS)
+from ._overlap import ABS_EPS
+from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
 from ._tritri import tri_tri_overlap_xyz
+from .bv.dispatch import pair_separation
 from .transforms import _ORTHO_TOL, _pose_problem, _relative_transform, moved_vertex
 
 # pose problems reported by the entry points (added to the pose's own code, _pose_problem)
@@ -49,70 +49,6 @@ def descend_a(niA, nfA, a, niB, nfB, b):
     internal). The larger volume is split first (van den Bergen section 3); a leaf never."""
     leaf_a = niA[a, LEFT] < 0
     return niB[b, LEFT] < 0 or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE])
-
-
-@njit(cache=True, inline='always')
-def _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb):
-    """SAT of two oriented boxes: C = Ra^T R Rb, built row by row from A's axes, and
-    T = Ra^T d. (Building rows lazily to exit after one face test was measured slower:
-    the extra data-dependent branch costs more than the arithmetic it saves.)"""
-    for r in range(3):
-        ux = nfA[a, R0 + r]
-        uy = nfA[a, R0 + 3 + r]
-        uz = nfA[a, R0 + 6 + r]
-        # row r of Ra^T R, then of C
-        n0 = ux * R[0, 0] + uy * R[1, 0] + uz * R[2, 0]
-        n1 = ux * R[0, 1] + uy * R[1, 1] + uz * R[2, 1]
-        n2 = ux * R[0, 2] + uy * R[1, 2] + uz * R[2, 2]
-        T[r] = ux * d0 + uy * d1 + uz * d2
-        for c in range(3):
-            v = n0 * nfB[b, R0 + c] + n1 * nfB[b, R0 + 3 + c] + n2 * nfB[b, R0 + 6 + c]
-            C[r, c] = v
-            AC[r, c] = abs(v) + ABS_EPS
-    return sat_program(program, axes, T, C, AC, ea, eb)
-
-
-@njit(cache=True, inline='always')
-def pair_separation(kind, test, program, axes, a, b, R, t, nfA, nfB, Cg, ACg, T, C, AC, ea, eb,
-                    method, slabA, slabB, tabB, outB, qf, qi):
-    """The node-pair test: the id of the first axis that separates A's node a from B's node b
-    (box axes 0..14, ``AXIS_SPHERE``, or A's k-DOP slab id), -1 if none does."""
-    if test == TEST_SLAB:
-        # k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4)
-        k2 = slabA.shape[1] // 2
-        for i in range(k2):
-            lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
-            if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
-                return i
-        return -1
-    if test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
-        sx = nfB[b, S0]
-        sy = nfB[b, S0 + 1]
-        sz = nfB[b, S0 + 2]
-        if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
-                             R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
-                             R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
-                             R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
-            return AXIS_SPHERE
-        if test == TEST_SPHERE:
-            return -1
-    # boxes: centre of B's box in A's model frame, relative to A's box centre
-    cx = nfB[b, C0]
-    cy = nfB[b, C0 + 1]
-    cz = nfB[b, C0 + 2]
-    d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
-    d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
-    d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
-    for k in range(3):
-        ea[k] = nfA[a, E0 + k]
-        eb[k] = nfB[b, E0 + k]
-    if kind == KIND_AABB:
-        # every AABB pair shares the relative rotation R (van den Bergen section 3)
-        T[0] = d0
-        T[1] = d1
-        T[2] = d2
-        return sat_program(program, axes, T, Cg, ACg, ea, eb)
-    return _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb)
 
 
 @njit(cache=True)

@@ -22,7 +22,8 @@ near-minimal pairs, and still ends with the exact minimum. Here the error is use
 way round, as PQP and FCL use theirs: it lets the search stop early, and the one pair
 returned is within the error of the minimum (the weak problem's guarantee for the final
 pair, without the enumeration of near-minimal pairs). (FCL stops only when *both* errors
-allow it, guaranteeing min(d_true + abs_err, d_true (1 + rel_err)); here either suffices.) With abs_err = rel_err = 0 both are the exact
+allow it, guaranteeing min(d_true + abs_err, d_true (1 + rel_err)); here either suffices.)
+With abs_err = rel_err = 0 both are the exact
 minimum distance. The sequence of improving pairs can be read from a trace: its LEAF rows
 carry each leaf pair's smallest distance, in evaluation order.
 """
