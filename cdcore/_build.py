@@ -9,34 +9,10 @@ equal size. Nodes are allocated in pre-order pairs, so children come after paren
 import numpy as np
 from numba import njit
 
-from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_FCOLS, N_ICOLS, R0, RIGHT,
+from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0, RIGHT,
                       SIZE, START)
 from .bv import aabb, obb, sphere
-
-
-@njit(cache=True)
-def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
-             tri_m1, tri_m2, pts_m1, pts_m2, tri_area, axes_buf, work):
-    """Fit every bounding volume of ``kind`` to the node's triangles."""
-    if kind == KIND_AABB:
-        aabb.set_identity_axes(nodes_f, node)
-        aabb.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
-        return
-    if count == 1:
-        obb.triangle_axes(axes_buf, verts, faces, prim_order[start])
-    else:
-        obb.covariance_axes(axes_buf, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
-                            prim_order, start, count, work)
-    for r in range(3):
-        for c in range(3):
-            nodes_f[node, R0 + 3 * r + c] = axes_buf[r, c]
-    obb.fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad)
-    if kind == KIND_OBB:
-        sphere.from_box(nodes_f, node)
-        return
-    sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
-    if kind == KIND_SPHERE:
-        nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
+from .bv.dispatch import fit_node
 
 
 @njit(cache=True)

@@ -27,15 +27,15 @@ import numpy as np
 from numba import njit, prange
 
 from ._cycles import read_cycles
-from ._kdop_traverse import QF_PAD, prepare_query, realigned_interval
-from ._layout import (AXIS_SPHERE, BUFFER_FULL, C0, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
-                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, E0, KIND_AABB, LEFT, N_COUNTERS, N_STATS,
-                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, R0, RIGHT, S0, SIZE, SPLIT_A,
-                      SPLIT_B, SPLIT_NONE, SR, START, TEST_SAT6, TEST_SAT15, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
-                      TEST_SPHERE15, TRACE_COLS)
-from ._overlap import ABS_EPS, sat_program, spheres_separated
-from ._pack import H_FACES, H_HEIGHT, H_LEAF_CAP, unpack
+from ._kdop_traverse import QF_PAD, prepare_query
+from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
+                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, LEFT, N_COUNTERS, N_STATS,
+                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE, SPLIT_A,
+                      SPLIT_B, SPLIT_NONE, START, TEST_SLAB, TRACE_COLS)
+from ._overlap import ABS_EPS
+from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
 from ._tritri import tri_tri_overlap_xyz
+from .bv.dispatch import pair_separation
 from .transforms import _ORTHO_TOL, _pose_problem, _relative_transform, moved_vertex
 
 # pose problems reported by the entry points (added to the pose's own code, _pose_problem)
@@ -49,70 +49,6 @@ def descend_a(niA, nfA, a, niB, nfB, b):
     internal). The larger volume is split first (van den Bergen section 3); a leaf never."""
     leaf_a = niA[a, LEFT] < 0
     return niB[b, LEFT] < 0 or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE])
-
-
-@njit(cache=True, inline='always')
-def _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb):
-    """SAT of two oriented boxes: C = Ra^T R Rb, built row by row from A's axes, and
-    T = Ra^T d. (Building rows lazily to exit after one face test was measured slower:
-    the extra data-dependent branch costs more than the arithmetic it saves.)"""
-    for r in range(3):
-        ux = nfA[a, R0 + r]
-        uy = nfA[a, R0 + 3 + r]
-        uz = nfA[a, R0 + 6 + r]
-        # row r of Ra^T R, then of C
-        n0 = ux * R[0, 0] + uy * R[1, 0] + uz * R[2, 0]
-        n1 = ux * R[0, 1] + uy * R[1, 1] + uz * R[2, 1]
-        n2 = ux * R[0, 2] + uy * R[1, 2] + uz * R[2, 2]
-        T[r] = ux * d0 + uy * d1 + uz * d2
-        for c in range(3):
-            v = n0 * nfB[b, R0 + c] + n1 * nfB[b, R0 + 3 + c] + n2 * nfB[b, R0 + 6 + c]
-            C[r, c] = v
-            AC[r, c] = abs(v) + ABS_EPS
-    return sat_program(program, axes, T, C, AC, ea, eb)
-
-
-@njit(cache=True, inline='always')
-def pair_separation(kind, test, program, axes, a, b, R, t, nfA, nfB, Cg, ACg, T, C, AC, ea, eb,
-                    method, slabA, slabB, tabB, outB, qf, qi):
-    """The node-pair test: the id of the first axis that separates A's node a from B's node b
-    (box axes 0..14, ``AXIS_SPHERE``, or A's k-DOP slab id), -1 if none does."""
-    if test == TEST_SLAB:
-        # k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4)
-        k2 = slabA.shape[1] // 2
-        for i in range(k2):
-            lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
-            if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
-                return i
-        return -1
-    if test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
-        sx = nfB[b, S0]
-        sy = nfB[b, S0 + 1]
-        sz = nfB[b, S0 + 2]
-        if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
-                             R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
-                             R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
-                             R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
-            return AXIS_SPHERE
-        if test == TEST_SPHERE:
-            return -1
-    # boxes: centre of B's box in A's model frame, relative to A's box centre
-    cx = nfB[b, C0]
-    cy = nfB[b, C0 + 1]
-    cz = nfB[b, C0 + 2]
-    d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
-    d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
-    d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
-    for k in range(3):
-        ea[k] = nfA[a, E0 + k]
-        eb[k] = nfB[b, E0 + k]
-    if kind == KIND_AABB:
-        # every AABB pair shares the relative rotation R (van den Bergen section 3)
-        T[0] = d0
-        T[1] = d1
-        T[2] = d2
-        return sat_program(program, axes, T, Cg, ACg, ea, eb)
-    return _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb)
 
 
 @njit(cache=True)
@@ -345,51 +281,91 @@ def _no_kdop():
             np.zeros((1, 2), dtype=np.int32), np.zeros((1, 11)), np.zeros((1, 8), dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
-def collide_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, trace_on):
-    """One complete query on packed non-k-DOP trees: pose checks, relative transform,
-    traversal, sorted pairs. Returns (status, pairs, trace, counters); status != 0 is a bad
-    pose (``pose_status``) and nothing else was done."""
+# Results leave the compiled code as one array: numba boxes every returned array into a new
+# Python object (~0.7 us each, several times more under load), so the counters and the
+# status are written into a caller's array (``counts`` (N_STATS + 1,) int64, the status last)
+# and only the pairs are returned; traces come from the *_trace variants.
+STATUS = N_STATS  # slot of ``counts`` holding the status (0, or a bad pose)
+
+
+@njit(cache=True)
+def _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, trace_on, counts):
+    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
+    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, 0, first, trace_on, counts,
+                         dirs, slabA, slabB, tabB, outB, qf, qi, False, 0.0, dirs, dirs, dirs[0].astype(np.int64),
+                         qi, slabA, np.zeros((1, 3, 3)), qf, qf[0], 1.0)
+
+
+@njit(cache=True)
+def _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, method, first, trace_on, counts,
+                  dirs, slabA, slabB, tabB, outB, qf, qi, kdop, scale_b, kdirs, fvert, fstart, fslab, fsign, finv,
+                  Tt, TN, inv_delta):
+    """The body of every collision entry point: pose checks, relative transform, B's
+    realignment tables (k-DOPs), the traversal, sorted pairs. Writes ``counts``; returns
+    (pairs, trace rows)."""
     st = pose_status(pose_a, pose_b)
+    counts[STATUS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32)
     R = np.empty((3, 3))
     t = np.empty(3)
-    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
-    if st:
-        return st, np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32), \
-            np.zeros(N_STATS, dtype=np.int64)
     _relative_transform(pose_a, pose_b, R, t)
+    if kdop:
+        k2 = kdirs.shape[0]
+        qf = np.zeros((k2, 10 + Tt.shape[0]))
+        qi = np.zeros((k2, 8), dtype=np.int64)
+        prepare_query(method, kdirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
+        dirs = kdirs
     nfA, niA, poA, vA, fA = unpack(FA, IA)
     nfB, niB, poB, vB, fB = unpack(FB, IB)
     pairs, trace, counters = run_query(
         kind, test, program, _NO_AXES, first, trace_on, True, R, t, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-        0, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
+        method, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
         max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return 0, sorted_pairs(pairs), trace, counters
+    for k in range(N_STATS):
+        counts[k] = counters[k]
+    return sorted_pairs(pairs), trace
 
 
 @njit(cache=True, nogil=True)
-def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, trace_on,
+def collide_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
+    """One complete query on packed non-k-DOP trees; returns the sorted pairs, writes
+    ``counts`` (N_STATS + 1,): the counters, the histogram, then the status (0, or a bad
+    pose: ``pose_status``; then nothing else was done)."""
+    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, False, counts)[0]
+
+
+@njit(cache=True, nogil=True)
+def collide_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
+    """``collide_entry`` that also returns the trace: (pairs, trace rows (k, TRACE_COLS))."""
+    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, True, counts)
+
+
+@njit(cache=True)
+def _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, trace_on, counts,
+                  slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
+    _, _, _, _, _, qf, qi = _no_kdop()
+    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, TEST_SLAB, 0, method, first, trace_on, counts,
+                         dirs, slabA, slabB, tabB, outB, qf, qi, True, scale_b, dirs, fvert, fstart, fslab, fsign,
+                         finv, Tt, TN, inv_delta)
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
                        slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
     """``collide_entry`` for k-DOP trees: the per-query realignment tables of B
     (``_kdop_traverse.prepare_query``), then the same traversal with ``TEST_SLAB``."""
-    st = pose_status(pose_a, pose_b)
-    if st:
-        return st, np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32), \
-            np.zeros(N_STATS, dtype=np.int64)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    k2 = dirs.shape[0]
-    qf = np.zeros((k2, 10 + Tt.shape[0]))
-    qi = np.zeros((k2, 8), dtype=np.int64)
-    prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
-    pairs, trace, counters = run_query(
-        kind, TEST_SLAB, 0, _NO_AXES, first, trace_on, True, R, t, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-        method, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
-        max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return 0, sorted_pairs(pairs), trace, counters
+    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, False, counts, slabA, slabB, tabB,
+                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)[0]
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
+                             slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                             inv_delta):
+    """``collide_kdop_entry`` that also returns the trace."""
+    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, True, counts, slabA, slabB, tabB,
+                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -155,7 +155,7 @@ def refit_kdop(bvh, pad: float) -> None:
     """Exact refit of the slabs (and boxes/spheres) of a k-DOP ``BVH`` to its mesh's current
     vertices; the table data is marked stale and refreshed by ``ensure_table``."""
     kd = bvh.kdop
-    refit_kdop_tree(kd.dirs, bvh.nodes_f, bvh.nodes_i, bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces,
+    refit_kdop_tree(kd.dirs, bvh._nf, bvh._ni, bvh._po, bvh._v, bvh._f,
                     pad, kd.slabs)
     kd.scale = mesh_scale(bvh.mesh.vertices)
     kd.pad = pad
@@ -166,7 +166,7 @@ def ensure_table(bvh) -> None:
     """Fit the table-realignment data if a refit made it stale."""
     kd = bvh.kdop
     if not kd.table_valid:
-        _fit_table(kd, bvh.nodes_i, bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces)
+        _fit_table(kd, bvh._ni, bvh._po, bvh._v, bvh._f)
 
 
 def _fit_table(kd: KdopData, nodes_i, prim_order, vertices, faces) -> None:

@@ -39,12 +39,12 @@ class BVH:
         The mesh at the last build or refit.
     bv : str
         ``"aabb"``, ``"obb"``, ``"sphere"`` or ``"obb_sphere"``.
-    nodes_f : (n, 20) float64
+    nodes_f : (n, 20) float64, read-only
         Per node: box centre, half-extents, axes (3x3 row-major, axes are columns), sphere
         centre and radius, size. See ``cdcore._layout``.
-    nodes_i : (n, 4) int32
+    nodes_i : (n, 4) int32, read-only
         Per node: left child, right child (-1: leaf), start and count into ``prim_order``.
-    prim_order : (m,) int32
+    prim_order : (m,) int32, read-only
         Triangle ids ordered so that every node's triangles are contiguous.
     depth : (n,) int32
         Depth of every node (root 0). Children always have larger ids than their parent.
@@ -65,7 +65,10 @@ class BVH:
 
     def _set_pack(self, F, I, depth, kdop):
         self._F, self._I = F, I
-        self.nodes_f, self.nodes_i, self.prim_order, self._v, _ = views(F, I)
+        # writable views for the build/refit kernels; the public ones are read-only, since a
+        # child index written from outside could send a query kernel out of bounds
+        self._nf, self._ni, self._po, self._v, self._f = views(F, I)
+        self.nodes_f, self.nodes_i, self.prim_order = (_read_only(a) for a in (self._nf, self._ni, self._po))
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
@@ -124,8 +127,7 @@ class BVH:
         if self.kdop is not None:
             refit_kdop(self, _pad(self.mesh.vertices))
             return
-        refit_tree(self.kind, self.nodes_f, self.nodes_i, self.prim_order, self.mesh.vertices,
-                   self.mesh.faces, _pad(self.mesh.vertices))
+        refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v))
 
     def rebuild(self, vertices=None) -> None:
         """Build the hierarchy anew (optionally for new vertex positions)."""
@@ -191,6 +193,12 @@ class BVH:
     def __repr__(self) -> str:
         return (f"BVH(bv={self.bv!r}, triangles={self.mesh.n_faces}, nodes={self.n_nodes}, "
                 f"height={self.height}, leaf_size={self.leaf_size})")
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:

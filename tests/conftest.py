@@ -13,3 +13,38 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "cdcore"))
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+# ---- markers: gui (needs a display) and slow ------------------------------------------------
+# Modules whose tests run the scripted app, benchmarks or fresh-process probes.
+SLOW_MODULES = {"test_bench_fcl", "test_bench_tables", "test_kdop_bench", "test_walls"}
+
+
+# What in a test module's source means its tests need a display.
+GUI_HINTS = ("qtbot", "QApplication", "QtInteractor", "main_window", "DISPLAY", "xvfb", '"-m", "app"')
+
+
+def _needs_display(module) -> bool:
+    if not hasattr(module, "_needs_display"):
+        try:
+            src = open(module.__file__, encoding="utf-8").read()
+        except OSError:
+            src = ""
+        module._needs_display = any(h in src for h in GUI_HINTS)
+    return module._needs_display
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        module = getattr(item, "module", None)
+        if "qtbot" in getattr(item, "fixturenames", ()) or (module is not None and _needs_display(module)):
+            item.add_marker(pytest.mark.gui)
+        if module is not None and module.__name__.rpartition(".")[2] in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_xvfb_disable(config):
+    """Start no Xvfb when the run deselects every GUI test (``-m "not gui"``): the engine's
+    tests need no display."""
+    expr = config.getoption("markexpr", "") or ""
+    return "not gui" in expr

@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from app.model import COLUMNS, Session, Stepper
+from app.model import COLUMNS, Session
 from app.model.trees import LEAF_HIT, NOT_VISITED, OVERLAP
 from cdcore.collide import Outcome
 

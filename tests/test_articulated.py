@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cdcore import Mesh, shapes
+from cdcore import shapes
 from cdcore import _layout as L
 from cdcore.articulated import (UPDATE_METHODS, ArticulatedBody, BodyHierarchy, Link, brute_force_pairs,
                                 collide_bodies)

@@ -6,6 +6,8 @@
 * structural and geometric invariants of built and refitted hierarchies, the split rule of
   the top-down build, and that ``BVH.check`` really detects broken trees.
 """
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -485,6 +487,18 @@ def _copy(b: BVH) -> BVH:
                b.depth.copy())
 
 
+def _w(b: BVH):
+    """The tree's own writable arrays (the public ones are read-only): to break it on purpose."""
+    return SimpleNamespace(nodes_f=b._nf, nodes_i=b._ni, prim_order=b._po)
+
+
+def test_public_arrays_are_read_only():
+    b = build_bvh(_mesh("torus", np.random.default_rng(0)), "obb")
+    for a in (b.nodes_f, b.nodes_i, b.prim_order):
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 0
+
+
 @pytest.mark.parametrize("bv", list(BV_TYPES))
 def test_check_detects_broken_trees(bv):
     mesh = _mesh("torus", np.random.default_rng(0))
@@ -498,46 +512,46 @@ def test_check_detects_broken_trees(bv):
 
     if has_box:
         bad = _copy(good)
-        bad.nodes_f[node, L.E0:L.E0 + 3] *= 0.9  # shrink a box
+        _w(bad).nodes_f[node, L.E0:L.E0 + 3] *= 0.9  # shrink a box
         assert any(f"node {node}: box misses" in e for e in bad.check())
         bad = _copy(good)
-        bad.nodes_f[0, L.C0] += 0.1  # shift the root box
+        _w(bad).nodes_f[0, L.C0] += 0.1  # shift the root box
         assert any("node 0: box misses" in e for e in bad.check())
     if has_sphere:
         bad = _copy(good)
-        bad.nodes_f[node, L.SR] *= 0.9  # shrink a sphere
+        _w(bad).nodes_f[node, L.SR] *= 0.9  # shrink a sphere
         assert any(f"node {node}: sphere misses" in e for e in bad.check())
 
     # scramble prim_order: still a permutation, but the volumes no longer fit their triangles
     bad = _copy(good)
-    bad.prim_order[:] = np.random.default_rng(1).permutation(bad.prim_order)
+    _w(bad).prim_order[:] = np.random.default_rng(1).permutation(bad.prim_order)
     errs = bad.check()
     assert any("misses" in e for e in errs), errs
 
     # a triangle in two leaves, another in none
     bad = _copy(good)
-    bad.prim_order[0] = bad.prim_order[-1]
+    _w(bad).prim_order[0] = bad.prim_order[-1]
     assert "leaves do not partition the triangles" in bad.check()
 
     # children before their parent
     bad = _copy(good)
-    bad.nodes_i[node, L.LEFT] = node
+    _w(bad).nodes_i[node, L.LEFT] = node
     assert "a child id is not greater than its parent's" in bad.check()
     bad = _copy(good)
-    bad.nodes_i[node, L.RIGHT] = bad.n_nodes + 5
+    _w(bad).nodes_i[node, L.RIGHT] = bad.n_nodes + 5
     assert "a child id is out of range" in bad.check(children=False)
 
     if good.kind in (L.KIND_OBB, L.KIND_OBB_SPHERE):
         bad = _copy(good)
-        bad.nodes_f[node, L.R0:L.R0 + 9] *= 1.01
+        _w(bad).nodes_f[node, L.R0:L.R0 + 9] *= 1.01
         assert "box axes are not orthonormal" in bad.check()
 
     # with children=True a parent must also enclose its children's volumes
     bad = _copy(good)
     if has_box:
-        bad.nodes_f[left_child, L.E0:L.E0 + 3] += 1.0  # a child box poking far out of its parent
+        _w(bad).nodes_f[left_child, L.E0:L.E0 + 3] += 1.0  # a child box poking far out of its parent
     if has_sphere:
-        bad.nodes_f[left_child, L.SR] += 1.0
+        _w(bad).nodes_f[left_child, L.SR] += 1.0
     assert bad.check(children=False) == []
     assert any(f"node {node}:" in e for e in bad.check(children=True))
 
@@ -548,7 +562,7 @@ def test_check_reports_out_of_range_child_without_crashing(bv, children):
     good = build_bvh(_mesh("torus", np.random.default_rng(0)), bv, 2)
     bad = _copy(good)
     node = int(np.flatnonzero(~bad.is_leaf)[len(bad.nodes_i) // 4])
-    bad.nodes_i[node, L.RIGHT] = bad.n_nodes + 5
+    _w(bad).nodes_i[node, L.RIGHT] = bad.n_nodes + 5
     assert "a child id is out of range" in bad.check(children=children)
 
 
@@ -557,9 +571,9 @@ def test_check_tolerance_is_relative():
     b = build_bvh(_mesh("sphere", np.random.default_rng(0)), "aabb")
     pad = cdcore.bvh._pad(b.mesh.vertices)
     bad = _copy(b)
-    bad.nodes_f[0, L.E0] -= pad  # exactly the padding: still encloses
+    _w(bad).nodes_f[0, L.E0] -= pad  # exactly the padding: still encloses
     assert bad.check() == []
-    bad.nodes_f[0, L.E0] -= 1e-6
+    _w(bad).nodes_f[0, L.E0] -= 1e-6
     assert bad.check() != []
 
 

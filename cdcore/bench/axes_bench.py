@@ -21,9 +21,9 @@ from .._core import batch_entry
 from .._kdop_traverse import no_kdop_arrays
 from .._overlap import ABS_EPS, PROGRAM_CUSTOM, SPHERE5_AXES
 from ..bvh import build_bvh
-from ..collide import AXIS_NAMES, collide
+from ..collide import collide
 from ..transforms import relative_transform
-from .common import linked_pose, near_contact_poses, table, torus_mesh
+from .common import near_contact_poses, table, torus_mesh
 
 ROLE = ("long", "mid", "short")
 CANDIDATES = {

@@ -325,7 +325,8 @@ class KdopBench:
                 r = np.asarray(res["coal"]["ratio"][lab])
                 ratio_rows.append([name, lab, f"{np.median(r):.0f}x", f"{r.min():.0f}x", str(len(r))])
         if ratio_rows:
-            out.append(f"\n== Coal KDOP18 time / cdcore k-DOP18 time, same poses (target >= {TARGET_COAL_RATIO:.0f}x) ==")
+            out.append("\n== Coal KDOP18 time / cdcore k-DOP18 time, same poses "
+                       f"(target >= {TARGET_COAL_RATIO:.0f}x) ==")
             out.append(table(["scenario", "cdcore", "median", "min", "poses"], ratio_rows))
         elif self.coal is None:
             out.append("\n(Coal not installed: no KDOP18 comparison; `pip install coal` into the venv to add it)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from ..articulated import BodyHierarchy, BodyCollision, brute_force_pairs, collide_bodies, run_exact_queries
 from ..articulated.hierarchy import UPDATE_METHODS
