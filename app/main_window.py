@@ -669,8 +669,12 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in self._realign_actors:
             self.plotter.remove_actor(a, render=False)
         self._realign_actors = []
+        from .render.hierarchy import kdop_wireframes
         key = []
-        for k, (label, pts, edges, rgb) in enumerate(wires):
+        for k, (label, dirs, slabs, pose, rgb) in enumerate(wires):
+            k2 = len(dirs)
+            local, edges, _ = kdop_wireframes(dirs, slabs[None, :k2], slabs[None, k2:])
+            pts = local @ pose[:3, :3].T + pose[:3, 3]
             if len(edges) == 0:
                 continue
             lines = np.hstack([np.full((len(edges), 1), 2), edges]).ravel()

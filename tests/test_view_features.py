@@ -70,15 +70,14 @@ def test_follow_reframes_a_body_that_left_the_view(window):
 
 def test_focus_on_pair_zooms_to_the_highlighted_pair_and_axis(window, qtbot):
     window.load_ref({"scene": "rigid-torus"})
+    from app.__main__ import focus_first_separated_pair
     panel = window.stepper_panel
-    panel.reload()
+    window.hierarchy_panel.opacity.setValue(100)
+    assert focus_first_separated_pair(window)  # what --focus-pair does: a pair a third into the traversal
     st = panel.stepper
-    step = None
-    while not st.at_end:
-        step = st.next()
-        if step.outcome == Outcome.SEPARATED and step.index > 20:  # a deep, small pair
-            break
-    panel._show()
+    step = st.current()
+    assert step.outcome == Outcome.SEPARATED
+    window.fit_view()  # back to the whole scene, then focus again with the button
     assert window.tree_layers[0]._highlight.visible and window.axis_overlay.visible
     hl = window.tree_layers[0]._highlight
     assert hl.fill_actor is not None and hl.fill_actor.GetVisibility() and hl.fill_polydata.n_cells >= 12
@@ -89,6 +88,7 @@ def test_focus_on_pair_zooms_to_the_highlighted_pair_and_axis(window, qtbot):
     panel.focus_btn.click()
     after = _in_view(window, pair_bounds(step, st.t, pad=0.0))
     assert after > 1.5 * before and 0.2 < after <= 1.0, (before, after)
+    assert window.hierarchy_panel.opacity.value() <= 40  # the meshes are see-through around the pair
     assert 0.5 < _in_view(window, shown) <= 1.0  # the pair and its axis fill the view
     # the separating axis arrow is long next to the pair: longer than the two intervals together
     (a0, a1), (b0, b1) = step.interval_a, step.interval_b

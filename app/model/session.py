@@ -342,7 +342,7 @@ class Session:
 
     # ---- trees, states and traversals --------------------------------------------------
     def _compute_visuals(self):
-        s, f = self.scene, self.frame
+        s = self.scene
         self.trees = []
         for i, sb in enumerate(s.bodies):
             h = self.runner.hierarchies[i]

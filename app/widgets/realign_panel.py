@@ -23,7 +23,9 @@ IDLE_TEXT = ("Step through a k-DOP traversal (BV type kdop6…kdop26) to see how
 
 
 class RealignPanel(QtWidgets.QWidget):
-    """Emits ``draw_requested(list of (label, world points (n, 3), edges (e, 2), rgb))``."""
+    """Emits ``draw_requested(list of (label, directions (k/2, 3), slabs (k,), pose (4, 4),
+    rgb))``: the k-DOPs to draw, as slabs; the 3-D view turns them into polytopes (widgets
+    do no geometry)."""
     draw_requested = QtCore.Signal(object)
 
     def __init__(self, session, parent=None):
@@ -76,7 +78,8 @@ class RealignPanel(QtWidgets.QWidget):
         self.label.setText(f"node {rep['node']} of B ({rep['bv']}), realigned into A's frame for the pair "
                            f"({step.node_a}, {step.node_b})")
         rows = [("exact (moved geometry)", 1.0, 1.0)] + [
-            (m, rep["methods"][m]["mean_width_ratio"], rep["methods"][m]["volume_ratio"]) for m in ("major", "all", "table")]
+            (m, rep["methods"][m]["mean_width_ratio"], rep["methods"][m]["volume_ratio"])
+            for m in ("major", "all", "table")]
         self.table.setRowCount(len(rows))
         for r, (name, w, v) in enumerate(rows):
             loose = "—" if r == 0 else ("flat" if not np.isfinite(v) else f"{(v - 1.0) * 100:.1f} %")
@@ -92,15 +95,11 @@ class RealignPanel(QtWidgets.QWidget):
         return realignment_report(B.bvh, step.node_b, R, t)
 
     def _wires(self, rep, traversal):
-        from app.render.hierarchy import kdop_wireframes
         A, B = traversal.tree_a, traversal.tree_b
         dirs = A.kdop.dirs
-        k2 = len(dirs)
         out = []
         for key, label, rgb in LAYERS:
             slabs = rep["kdop"] if key == "kdop" else rep["exact"] if key == "exact" else rep["methods"][key]["kdop"]
-            pts, edges, _ = kdop_wireframes(dirs, slabs[None, :k2], slabs[None, k2:])
             pose = B.pose if key == "kdop" else A.pose  # realigned k-DOPs live in A's frame
-            world = pts @ pose[:3, :3].T + pose[:3, 3]
-            out.append((label, world, edges, rgb))
+            out.append((label, dirs, np.asarray(slabs), pose, rgb))
         return out

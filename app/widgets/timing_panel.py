@@ -106,7 +106,8 @@ class TimingPanel(QtWidgets.QWidget):
         ap.setXRange(-0.6, len(AXIS_NAMES) - 0.4, padding=0)
         self.axis_plot.setToolTip("\n".join(f"{s}: {n}" for s, n in zip(axis_short_names(), AXIS_NAMES)))
         right.addWidget(self.axis_plot, 1)
-        self.axis_label = QtWidgets.QLabel("", objectName="axisTop")  # no word wrap: it would make the scroll area size the panel by its preferred height
+        # no word wrap: the scroll area would size the panel by its preferred height
+        self.axis_label = QtWidgets.QLabel("", objectName="axisTop")
         right.addWidget(self.axis_label)
         lay.addLayout(right, 2)
         self.axis_hist = np.zeros(len(AXIS_NAMES), dtype=np.int64)
