@@ -51,8 +51,19 @@ def world_boxes_overlap(nf, a, b, R, AR, t):
 
 
 @njit(cache=True)
-def self_traverse(nf, ni, link_order, mask, bits, reach, cand, counters):
-    """Overlapping allowed leaf (link) pairs of one hierarchy against itself; every node
+def world_aabbs_overlap(nf, a, b):
+    """Interval test of two axis-aligned boxes (AABB+ / AABB* hierarchies: their internal
+    nodes carry no axes)."""
+    for d in range(3):
+        if abs(nf[b, C0 + d] - nf[a, C0 + d]) > nf[a, E0 + d] + nf[b, E0 + d]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters):
+    """Overlapping allowed leaf (link) pairs of one hierarchy against itself (``aabb``:
+    axis-aligned boxes, else oriented boxes); every node
     pair is visited once ((n, n) splits into (l, l), (r, r), (l, r)). Writes (i < j) rows to
     ``cand``; returns their count. counters[0] += box tests.
 
@@ -87,7 +98,10 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, cand, counters):
                 sp += 3
             continue
         counters[0] += 1
-        if not world_boxes_overlap(nf, a, b, R, AR, t):
+        if aabb:
+            if not world_aabbs_overlap(nf, a, b):
+                continue
+        elif not world_boxes_overlap(nf, a, b, R, AR, t):
             continue
         lb = ni[b, LEFT]
         if la < 0 and lb < 0:
@@ -158,7 +172,7 @@ def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, re
     robot_fk(kparents, origins, jtype, kaxes, src, mult, offset, q, root, select, work, poses)
     P = poses[0]
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
-    n = self_traverse(hnf, tni, link_order, mask, bits, reach, cand, counters[0:1])
+    n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1])
     nc = counters.shape[0]
     exact_queries(cand[:n], P, P, kind, program, plan_axes, use_sphere, use_box, nf, ni, po, v, f, no, fo, vo,
                   nf, ni, po, v, f, no, fo, vo, max_leaf, stack, counters[2:nc - N_AXES], counters[nc - N_AXES:], hits[:n])

@@ -13,12 +13,12 @@ from .._layout import KDOP_KINDS, N_AXES
 from .._traverse import N_COUNTERS
 from ..bv import BV_TYPES
 from ..collide import CollisionStats, _stats, run_traversal, test_plan
+from ..mesh import Mesh
 from ..transforms import as_pose
 from ._self_kernel import robot_self_collide
-from ..mesh import Mesh
 from .body import ArticulatedBody, Link
 from .hierarchy import UPDATE_METHODS, BodyHierarchy
-from .query import BODY_TESTS, _I3, _Z3, _view, collide_bodies, run_exact_queries
+from .query import _I3, _Z3, BODY_TESTS, _view, collide_bodies, run_exact_queries
 
 
 @dataclass
@@ -252,7 +252,8 @@ def environment_body(env, mesh_bv: str = "obb", name: str | None = None) -> Arti
 
 
 def environment_pairs(body, q, env, env_poses=None, method: str = "cab", root_pose=None) -> list:
-    """(robot link, environment link) name pairs in contact at joint values ``q``.
+    """(robot link, environment link) name pairs in contact at joint values ``q``, sorted by
+    link order.
 
     ``env``: a Mesh (posed by ``env_poses`` (4, 4), default identity) or an ArticulatedBody
     (``env_poses`` (L_env, 4, 4) its link poses, default its FK at zero). Mesh environments
@@ -272,7 +273,7 @@ def environment_pairs(body, q, env, env_poses=None, method: str = "cab", root_po
     r = collide_bodies(ha, hb)
     na, nb = link_names(body), link_names(eb)
     geo = getattr(body, "has_geometry", None)
-    return [(na[i], nb[j]) for i, j in r.contacts.tolist() if geo is None or geo[i]]
+    return [(na[i], nb[j]) for i, j in sorted(map(tuple, r.contacts.tolist())) if geo is None or geo[i]]
 
 
 def read_srdf_disabled(path) -> list:

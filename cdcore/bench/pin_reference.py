@@ -39,6 +39,8 @@ class PinocchioRobot:
         out = self.pin.neutral(self.model)
         for jid in range(1, self.model.njoints):
             j = self.model.joints[jid]
+            if j.nq == 0:  # a mimic joint modelled by pinocchio itself
+                continue
             v = vals[self.model.names[jid]]
             if j.nq == 2:
                 out[j.idx_q:j.idx_q + 2] = np.cos(v), np.sin(v)
