@@ -8,7 +8,8 @@ from .collide import (AXIS_NAMES, TESTS, BatchResult, CollisionResult, Collision
                       collide, collide_batch)
 from .distance import DistanceResult, distance
 from .mesh import Mesh, load_mesh
+from .query_io import SavedQuery, load_query, save_query
 
 __all__ = ["BV_TYPES", "BVH", "build_bvh", "AXIS_NAMES", "TESTS", "BatchResult", "CollisionResult",
            "CollisionStats", "Outcome", "Trace", "collide", "collide_batch", "DistanceResult", "distance",
-           "Mesh", "load_mesh"]
+           "Mesh", "load_mesh", "SavedQuery", "load_query", "save_query"]
