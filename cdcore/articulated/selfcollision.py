@@ -61,7 +61,7 @@ def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
     if geo is not None:
         m &= geo[:, None] & geo[None, :]
     if skip_adjacent:
-        for p, c in body.adjacent_pairs():
+        for p, c in getattr(body, "parent_child_pairs", body.adjacent_pairs)():
             m[p, c] = m[c, p] = False
     if disabled:
         index = {n: i for i, n in enumerate(names)}

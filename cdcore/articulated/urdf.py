@@ -85,12 +85,27 @@ class RobotBody(ArticulatedBody):
         self.link_names = [ln.name for ln in links]
         self.frame_names = kin["names"]
         self.source = source
+        self.disabled_pairs: list = []  # (name, name) pairs never checked (scenes set them from an SRDF)
         self._kin = kin
         self._select = np.array([self.frame_names.index(n) for n in self.link_names], dtype=np.int32)
 
     @property
     def n_dofs(self) -> int:
         return len(self.joint_names)
+
+    def parent_child_pairs(self) -> set:
+        """Parent-child link index pairs (nearest geometry ancestor)."""
+        return super().adjacent_pairs()
+
+    def adjacent_pairs(self) -> set:
+        """Pairs the articulation's own self-collision (``collide_bodies(h, h)``) skips:
+        parent-child pairs and ``disabled_pairs`` (link names, e.g. from an SRDF)."""
+        out = self.parent_child_pairs()
+        index = {n: i for i, n in enumerate(self.link_names)}
+        for a, b in self.disabled_pairs:
+            if a in index and b in index:
+                out.add((min(index[a], index[b]), max(index[a], index[b])))
+        return out
 
     def link_index(self, name: str) -> int:
         try:
