@@ -5,7 +5,7 @@ step-by-step path (several calls, temporaries) dominated the time of small robot
 import numpy as np
 from numba import njit
 
-from .._layout import C0, E0, LEFT, N_AXES, R0, RIGHT, SIZE, START
+from .._layout import C0, E0, LEFT, R0, RIGHT, SIZE, START
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
 from .query import exact_queries
@@ -138,12 +138,11 @@ def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, re
     the candidate count. The body's static arrays come packed in ``fbuf`` (float64) and
     ``ibuf`` (int32) at offsets ``off`` (see ``SelfCollisionChecker``): one call with few
     arguments, because unboxing ~40 arrays per call cost as much as the query.
-    ``dims``: K, L, H, N, V, M, method, kind, program, use_sphere, use_box, max_leaf.
-    ``counters`` (2 + N_COUNTERS + N_AXES,) int64: broad box tests, unused, exact counters, hist.
+    ``dims``: K, L, H, N, V, M, method, kind, test code, program, max_leaf.
+    ``counters`` (2 + N_STATS,) int64: broad box tests, unused, the exact queries' counters.
     """
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, kind, program = dims[6], dims[7], dims[8]
-    use_sphere, use_box, max_leaf = dims[9] != 0, dims[10] != 0, dims[11]
+    method, kind, code, program, max_leaf = dims[6], dims[7], dims[8], dims[9], dims[10]
     origins = fbuf[off[0]:off[0] + 16 * K].reshape((K, 4, 4))
     kaxes = fbuf[off[1]:off[1] + 3 * K].reshape((K, 3))
     mult = fbuf[off[2]:off[2] + K]
@@ -173,9 +172,8 @@ def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, re
     P = poses[0]
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
     n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1])
-    nc = counters.shape[0]
-    exact_queries(cand[:n], P, P, kind, program, plan_axes, use_sphere, use_box, nf, ni, po, v, f, no, fo, vo,
-                  nf, ni, po, v, f, no, fo, vo, max_leaf, stack, counters[2:nc - N_AXES], counters[nc - N_AXES:], hits[:n])
+    exact_queries(cand[:n], P, P, kind, code, program, plan_axes, nf, ni, po, v, f, no, fo, vo,
+                  nf, ni, po, v, f, no, fo, vo, max_leaf, stack, counters[2:], hits[:n])
     for k in range(1, n):  # insertion sort by (i, j): few candidates
         i, j, hk = cand[k, 0], cand[k, 1], hits[k]
         m = k - 1

@@ -9,16 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._layout import KDOP_KINDS, N_AXES
-from .._traverse import N_COUNTERS
+from .._layout import KDOP_KINDS, N_STATS
 from ..bv import BV_TYPES
-from ..collide import CollisionStats, _stats, run_traversal, test_plan
+from ..collide import TEST_CODES, CollisionStats
 from ..mesh import Mesh
 from ..transforms import as_pose
 from ._self_kernel import robot_self_collide
 from .body import ArticulatedBody, Link
 from .hierarchy import UPDATE_METHODS, BodyHierarchy
-from .query import _I3, _Z3, BODY_TESTS, _view, collide_bodies, run_exact_queries
+from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
 
 
 @dataclass
@@ -112,7 +111,7 @@ class SelfCollisionChecker:
         self._fused = None
         if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
             self._fused = _pack_fused(body, self.hierarchy, self.mask,
-                                      test_plan(exact_test or BV_TYPES[body.mesh_bv].tests[0]))
+                                      TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
 
     def check(self, q, root_pose=None) -> SelfCollisionResult:
         """Self-collision at joint values ``q`` (n_dofs,).
@@ -153,15 +152,13 @@ class SelfCollisionChecker:
         names = self.names
         broad = CollisionStats(bv_tests=int(counters[0]))
         return SelfCollisionResult([(names[i], names[j]) for i, j in lp.tolist()], lp, c, broad,
-                                   _stats(counters[2:2 + N_COUNTERS], counters[-N_AXES:].copy(), 0.0),
-                                   0.0, 0.0, dt, 0.0)
+                                   CollisionStats.from_counts(counters[2:], 0.0), 0.0, 0.0, dt, 0.0)
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
         """Self-collision with link ``poses`` (L, 4, 4) given directly."""
         h = self.hierarchy
         t_upd = h.update(poses)
-        view = _view(h)
-        cand, _, broad = run_traversal(view, view, self.test, _I3, _Z3, False, False, exact_leaves=False)
+        cand, _, broad = _broad_phase(h, h, self.test, False)
         keep = (cand[:, 0] < cand[:, 1]) & self.mask[cand[:, 0], cand[:, 1]]
         cand = cand[keep]
         cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))]
@@ -176,7 +173,8 @@ def _pack_fused(body, h, mask, plan) -> dict:
     """The static arrays of a URDF body packed for ``robot_self_collide`` (a snapshot: a
     checker does not follow later ``set_link_vertices`` calls)."""
     k, tr = body._kin, body.tree
-    program, axes, use_sphere, use_box = plan
+    code, program = plan
+    axes = np.zeros(1, dtype=np.int64)
     floats = [k["origins"], k["axes"], k["mult"], k["offset"], body.leaf_c, body.leaf_R, body.leaf_e, body.moments,
               body.nodes_f, body.vertices]
     ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
@@ -195,8 +193,8 @@ def _pack_fused(body, h, mask, plan) -> dict:
     ibuf = np.concatenate([np.asarray(a).astype(np.int32).ravel() for a in ints])
     L, K = body.n_links, len(body.frame_names)
     H, N = tr.n_nodes, len(body.nodes_f)
-    dims = np.array([K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, program,
-                     int(use_sphere), int(use_box), max(bv.leaf_size for bv in body.bvhs) ** 2], dtype=np.int64)
+    dims = np.array([K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
+                     max(bv.leaf_size for bv in body.bvhs) ** 2], dtype=np.int64)
     # link bit sets per hierarchy node, for pruning node pairs that hold no checked pair
     if L <= 63:
         link_bits = np.array([1 << i for i in range(L)], dtype=np.int64)
@@ -218,7 +216,7 @@ def _pack_fused(body, h, mask, plan) -> dict:
             "stack": np.empty((2 * body.max_height + 2, 2), dtype=np.int32),
             "cand": np.empty((max(1, L * (L - 1) // 2), 2), dtype=np.int32),
             "hits": np.zeros(max(1, L * (L - 1) // 2), dtype=np.bool_),
-            "counters": np.zeros(2 + N_COUNTERS + N_AXES, dtype=np.int64)}
+            "counters": np.zeros(2 + N_STATS, dtype=np.int64)}
 
 
 def self_collision_pairs(body, q, method: str = "cab", skip_adjacent: bool = True, disabled=None,

@@ -137,6 +137,7 @@ def scene_from_spec(spec: dict, where: str = "scene", base_dir: str | None = Non
         motion = get(bs, "motion", bw, dict, {})
         if bs["type"] == "urdf":  # robots: trajectory files, random or grasp motion
             q = robot_joint_motion(body, motion.get("joints"), t, f"{bw}.motion.joints", base_dir)
+            body.scene_q = q  # the joint values per frame (the app's joint panel edits them)
         else:
             q = joint_motion(motion.get("joints"), body.n_dofs, t, f"{bw}.motion.joints")
         roots = root_motion(motion.get("root"), base, t, f"{bw}.motion.root")
