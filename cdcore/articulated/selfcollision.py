@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
-
 import numpy as np
 
 from .._layout import KDOP_KINDS, N_STATS
@@ -20,27 +18,49 @@ from .hierarchy import UPDATE_METHODS, BodyHierarchy
 from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
 
 
-@dataclass
 class SelfCollisionResult:
     """One configuration's self-collision query.
 
     ``pairs``: colliding link name pairs (a, b) with a before b in ``body.link_names``
     order; ``link_pairs`` (k, 2) int32 the same as indices; ``candidates`` (c, 2) int32 the
-    allowed pairs whose leaf volumes overlapped (the exact queries run). Times in seconds.
+    allowed pairs whose leaf volumes overlapped (the exact queries run); ``broad`` /
+    ``exact`` the counters of the two phases. Times in seconds (the one-call path of URDF
+    robots reports its whole time in ``t_test``). Names and counters are made on first
+    access: a query's cost is the engine's, not its report's.
     """
-    pairs: list
-    link_pairs: np.ndarray
-    candidates: np.ndarray
-    broad: CollisionStats
-    exact: CollisionStats
-    t_fk: float
-    t_update: float
-    t_test: float
-    t_query: float
+    __slots__ = ("link_pairs", "candidates", "t_fk", "t_update", "t_test", "t_query", "_names", "_broad",
+                 "_exact", "_counts")
+
+    def __init__(self, names, link_pairs, candidates, broad, exact, t_fk, t_update, t_test, t_query, counts=None):
+        self._names = names
+        self.link_pairs = link_pairs
+        self.candidates = candidates
+        self._broad, self._exact, self._counts = broad, exact, counts
+        self.t_fk, self.t_update, self.t_test, self.t_query = t_fk, t_update, t_test, t_query
+
+    @property
+    def pairs(self) -> list:
+        n = self._names
+        return [(n[i], n[j]) for i, j in self.link_pairs.tolist()]
+
+    @property
+    def broad(self) -> CollisionStats:
+        if self._broad is None:
+            self._broad = CollisionStats(bv_tests=int(self._counts[0]))
+        return self._broad
+
+    @property
+    def exact(self) -> CollisionStats:
+        if self._exact is None:
+            self._exact = CollisionStats.from_counts(self._counts[2:], 0.0)
+        return self._exact
 
     @property
     def t_total(self) -> float:
         return self.t_fk + self.t_update + self.t_test + self.t_query
+
+    def __repr__(self) -> str:
+        return f"SelfCollisionResult(pairs={self.pairs}, candidates={len(self.candidates)})"
 
 
 def link_names(body) -> list:
@@ -112,6 +132,11 @@ class SelfCollisionChecker:
         if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
             self._fused = _pack_fused(body, self.hierarchy, self.mask,
                                       TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
+            fz = self._fused  # the kernel's arguments, built once (arrays updated in place)
+            fz["args"] = (fz["q"], fz["root"], fz["fbuf"], fz["ibuf"], fz["off"], fz["dims"], fz["axes"], self.mask,
+                          fz["bits"], fz["reach"], self.hierarchy.nodes_f, fz["poses"], fz["work"], fz["stack"],
+                          fz["counters"], fz["cand"], fz["hits"])
+            fz["pose0"] = fz["poses"][0]
 
     def check(self, q, root_pose=None) -> SelfCollisionResult:
         """Self-collision at joint values ``q`` (n_dofs,).
@@ -139,20 +164,13 @@ class SelfCollisionChecker:
         elif fz["moved"]:
             fz["root"][0] = np.eye(4)
             fz["moved"] = False
-        h = self.hierarchy
-        cand, hits, counters = fz["cand"], fz["hits"], fz["counters"]
         t0 = time.perf_counter()
-        n = robot_self_collide(qa, fz["root"], fz["fbuf"], fz["ibuf"], fz["off"], fz["dims"], fz["axes"], self.mask,
-                               fz["bits"], fz["reach"], h.nodes_f, fz["poses"], fz["work"], fz["stack"], counters,
-                               cand, hits)
+        n = robot_self_collide(*fz["args"])
         dt = time.perf_counter() - t0
-        h.poses = fz["poses"][0]  # overwritten by the next check
-        c = cand[:n].copy()
-        lp = c[hits[:n]]
-        names = self.names
-        broad = CollisionStats(bv_tests=int(counters[0]))
-        return SelfCollisionResult([(names[i], names[j]) for i, j in lp.tolist()], lp, c, broad,
-                                   CollisionStats.from_counts(counters[2:], 0.0), 0.0, 0.0, dt, 0.0)
+        self.hierarchy.poses = fz["pose0"]  # overwritten by the next check
+        c = fz["cand"][:n].copy()
+        return SelfCollisionResult(self.names, c[fz["hits"][:n]], c, None, None, 0.0, 0.0, dt, 0.0,
+                                   fz["counters"].copy())
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
         """Self-collision with link ``poses`` (L, 4, 4) given directly."""
@@ -163,10 +181,7 @@ class SelfCollisionChecker:
         cand = cand[keep]
         cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))]
         hits, exact, t_query = run_exact_queries(self.body, h.poses, self.body, h.poses, cand, self.exact_test)
-        lp = cand[hits]
-        names = self.names
-        return SelfCollisionResult([(names[i], names[j]) for i, j in lp.tolist()], lp, cand, broad, exact,
-                                   t_fk, t_upd, broad.t_total, t_query)
+        return SelfCollisionResult(self.names, cand[hits], cand, broad, exact, t_fk, t_upd, broad.t_total, t_query)
 
 
 def _pack_fused(body, h, mask, plan) -> dict:
