@@ -6,6 +6,7 @@ import sys
 
 import numpy as np
 import pytest
+from robotgen import write_twoarm
 
 from app.model import Session
 from app.model.robot import RobotModel, open_query, open_robot, open_trajectory
@@ -13,7 +14,6 @@ from cdcore import build_bvh, collide, save_query, shapes
 from cdcore.articulated import PackageNotFoundError, RobotBody, brute_force_self_pairs
 from cdcore.articulated.trajectory import save_trajectory
 from cdcore.transforms import make_pose, rotation_about
-from robotgen import write_twoarm
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

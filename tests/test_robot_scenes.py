@@ -4,13 +4,13 @@ import json
 
 import numpy as np
 import pytest
+from robotgen import write_twoarm
 
 from cdcore.articulated import RobotBody
 from cdcore.articulated.shared_robots import ENV_VAR, available_robots
 from cdcore.articulated.trajectory import save_trajectory
 from cdcore.scenes import SceneError, SceneRunner, list_scenes, load_scene
 from cdcore.scenes.runner import contact_pairs
-from robotgen import write_twoarm
 
 
 def _scene(tmp_path, joints):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+
 import numpy as np
 
 from .._layout import KDOP_KINDS, N_STATS

@@ -55,7 +55,11 @@ def build_robot_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str)
 
 def robot_joint_motion(body, spec: dict | None, t: np.ndarray, where: str, base_dir: str | None) -> np.ndarray:
     """Joint values (F, n_dofs) of a robot body at times ``t``."""
-    from ..articulated.trajectory import grasp_trajectory, load_trajectory, random_trajectory
+    from ..articulated.trajectory import (
+        grasp_trajectory,
+        load_trajectory,
+        random_trajectory,
+    )
     from .motion import joint_motion
     F = len(t)
     if spec is None:
