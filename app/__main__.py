@@ -23,6 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
     from cdcore.articulated import UPDATE_METHODS
     p = argparse.ArgumentParser(prog="bvh-debugger", description="Interactive 3-D debugger for BVH collision "
                                 "detection (cdcore): live hierarchies, traversal stepping, frame timings.")
+    p.add_argument("file", nargs="?", help="a file to open: a saved query (.npz, opens the traversal stepper on "
+                   "it), a robot (.urdf) or a scene (.json)")
+    p.add_argument("--package-dir", action="append", default=[], metavar="DIR",
+                   help="directory holding ROS packages for package:// URIs of a URDF (repeatable)")
+    p.add_argument("--trajectory", metavar="FILE", help="joint trajectory (.csv/.npz) for the robot")
     p.add_argument("--scene", help="scene name (see --list) or a scene JSON file")
     p.add_argument("--mesh", nargs="+", metavar="FILE", help="one or two mesh files for a rigid pair scene")
     p.add_argument("--list", action="store_true", help="list the scenes and exit")
@@ -205,7 +210,12 @@ def main(argv=None) -> int:
                     or args.screenshot_window)
     ref = startup_ref(args, win.settings, scripted)
     try:
-        win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+        if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
+            _open_file(win, session, args)
+        else:
+            if args.file and not (args.scene or args.mesh):
+                ref = {"file": args.file}  # a scene file given as the positional argument
+            win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
     except (OSError, ValueError) as exc:
         if scripted:
             print(f"error: {exc}", file=sys.stderr)
@@ -224,6 +234,18 @@ def main(argv=None) -> int:
             app.processEvents()
             return code
     return app.exec()
+
+
+def _open_file(win, session, args) -> None:
+    """A saved query (stepper brought forward) or a URDF robot given on the command line."""
+    from .model.robot import open_query, open_robot
+    if args.file.lower().endswith(".npz"):
+        open_query(session, args.file)
+        from .widgets.robot_actions import show_stepper
+        show_stepper(win)
+    else:
+        open_robot(session, args.file, args.package_dir, args.trajectory,
+                   frames=args.frames if args.trajectory is None and args.frames else None)
 
 
 def run_script(app, win, session, args) -> int:

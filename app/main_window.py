@@ -181,6 +181,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", "Minimum_distance", self.distance_panel, AREA.RightDockWidgetArea,
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
+        from .widgets.robot_actions import install_robot_dock  # robots: joint panel (issue 10)
+        install_robot_dock(self)
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -270,6 +272,8 @@ class MainWindow(QtWidgets.QMainWindow):
         m = self.menuBar().addMenu("&File")
         self.act_open = m.addAction("&Open mesh…", self.open_mesh_dialog, QtGui.QKeySequence.StandardKey.Open)
         self.act_scene = m.addAction("Open scene &file…", self.open_scene_dialog)
+        from .widgets.robot_actions import add_robot_actions  # robots, trajectories, saved queries
+        add_robot_actions(self, m)
         m.addSeparator()
         self.act_record = m.addAction("&Record frame timings…", self.record_dialog)
         self.act_stop = m.addAction("&Stop recording", self.stop_recording)
@@ -380,7 +384,12 @@ class MainWindow(QtWidgets.QMainWindow):
     def dropEvent(self, event):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         scenes = [p for p in paths if p.lower().endswith(".json")]
-        if scenes:
+        from .widgets.robot_actions import open_query_file, open_robot_file
+        if paths and paths[0].lower().endswith(".urdf"):
+            open_robot_file(self, paths[0])
+        elif paths and paths[0].lower().endswith(".npz"):
+            open_query_file(self, paths[0])
+        elif scenes:
             self.load_ref({"file": scenes[0]})
         elif paths:
             self.open_meshes(paths)

@@ -81,6 +81,7 @@ class Session:
         self._last_commit = None
         self.compare = None  # CompareModel, when on
         self.source_meshes: list[str] = []
+        self.reload = None  # the builder of a scene made in code (robot, saved query)
 
     # ---- scenes -----------------------------------------------------------------
     @staticmethod
@@ -92,6 +93,15 @@ class Session:
         file when it does not exist)."""
         self.scene = load_scene(name_or_path, frames=frames, mesh_bv=self.bv)
         self.source_meshes = []
+        self.reload = None
+        self._scene_loaded()
+
+    def load_built_scene(self, build) -> None:
+        """A scene made by ``build(mesh_bv, frames)`` (robots, saved queries: see
+        ``app.model.robot``); ``build`` is kept to rebuild it when the BV type changes."""
+        self.scene = build(self.bv, None)
+        self.source_meshes = []
+        self.reload = build
         self._scene_loaded()
 
     def scene_ref(self) -> dict | None:
@@ -141,6 +151,7 @@ class Session:
         self.scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
             os.path.basename(p) for p in paths), mesh_bv=self.bv)
         self.source_meshes = paths
+        self.reload = None
         self._scene_loaded()
 
     def _scene_loaded(self):
@@ -201,6 +212,11 @@ class Session:
             frame = self.frame
             if self.source_meshes:
                 self.load_meshes(self.source_meshes, self.scene.frames)
+            elif self.reload is not None:
+                build, frames = self.reload, self.scene.frames
+                self.scene = build(self.bv, frames)
+                self.reload = build
+                self._scene_loaded()
             elif name:
                 self.load_scene(name, frames=self.scene.frames)
             self.goto(min(frame, self.scene.frames - 1))

@@ -12,6 +12,7 @@ from ..articulated import ArticulatedBody
 from ..mesh import Mesh
 from .builders import build_body, pose_from
 from .motion import joint_motion, keyframes, root_motion
+from .robots import robot_joint_motion, scene_available
 from .spec import SceneError, get, read_json
 
 SCENE_DIR = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "assets", "scenes"))
@@ -84,7 +85,8 @@ class Scene:
 def list_scenes(directory: str | None = None) -> list[str]:
     """Names of the scenes shipped in ``assets/scenes`` (or ``directory``)."""
     d = directory or SCENE_DIR
-    return sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(d, "*.json")))
+    return sorted(os.path.splitext(os.path.basename(p))[0] for p in glob.glob(os.path.join(d, "*.json"))
+                  if scene_available(p))  # robot scenes only when their URDF is found
 
 
 def load_scene(name_or_path: str, frames: int | None = None, mesh_bv: str = "obb",
@@ -137,7 +139,11 @@ def scene_from_spec(spec: dict, where: str = "scene", base_dir: str | None = Non
         body = build_body(bs, bw, base_dir, mesh_bv)
         base = pose_from(bs.get("root"), f"{bw}.root")
         motion = get(bs, "motion", bw, dict, {})
-        q = joint_motion(motion.get("joints"), body.n_dofs, t, f"{bw}.motion.joints")
+        if bs["type"] == "urdf":  # robots: trajectory files, random or grasp motion
+            q = robot_joint_motion(body, motion.get("joints"), t, f"{bw}.motion.joints", base_dir)
+            body.scene_q = q  # the joint values per frame (the app's joint panel edits them)
+        else:
+            q = joint_motion(motion.get("joints"), body.n_dofs, t, f"{bw}.motion.joints")
         roots = root_motion(motion.get("root"), base, t, f"{bw}.motion.root")
         deform = None
         if bs["type"] == "deforming":
