@@ -38,7 +38,7 @@ class FrameResult:
 class SceneRunner:
     """Per-frame update + test + query of a scene with one update method and one test.
 
-    method : {"aabb_plus", "aabb_star", "obb", "cab"}
+    method : {"aabb_plus", "aabb_star", "obb", "cab", "cab_sum"}
         Articulation-hierarchy update (for single-link bodies the leaf box).
     test : str
         Overlap test of the broad phase (``BODY_TESTS``).
