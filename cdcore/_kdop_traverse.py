@@ -26,6 +26,9 @@ Realignments (``method``):
     k directions, sigma (eq. 9), find its ring m; per node pair
     hi' = E.(R c + t) + |D'| max(T[m, outer] hrel, TN[m] rho) (eq. 5-8, the "correct" term
     of section 4 is E.(R c + t)), with the conservative 2-D table of ``RingTable``.
+``REALIGN_TABLE_ANGLE`` (3)  the paper's own entries (eq. 5-7) on rings equally spaced in
+    angle (``bv.kdop_angle``): the same remapping; m from the angle of D'; per node pair
+    the highest occupied ring <= m and the outermost one (two lookups) and eq. 5's term.
 
 At leaf pairs, every moved triangle of B is first tested with its own exact k-DOP in A's
 directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tests.
@@ -43,13 +46,16 @@ from ._kdop import ensure_table
 from ._layout import (COUNT, LEFT, N_AXES, OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE,
                       START)
 from .bv.kdop import facet_table, ring_table
+from .bv.kdop_angle import angle_ring_bound, angle_ring_table
 from ._tritri import tri_tri_overlap_xyz
 from .transforms import _relative_transform, moved_vertex
 
 REALIGN_MAJOR = 0
 REALIGN_ALL = 1
 REALIGN_TABLE = 2
-REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR}
+REALIGN_TABLE_ANGLE = 3
+REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR,
+                   "table_angle": REALIGN_TABLE_ANGLE}
 DEFAULT_REALIGN = "table"
 
 # counter slots: the same as ``_traverse`` (checked by tests/test_kdop_build.py)
@@ -170,11 +176,17 @@ def prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv
                     h = k2 + j
             qi[i, QI_SIGHI] = h
             qi[i, QI_SIGLO] = (h + k2) % k
-            m = int(math.ceil((1.0 - best) * inv_delta))
+            if method == REALIGN_TABLE_ANGLE:  # rings equally spaced in angle (inv_delta: 1/dtheta)
+                m = int(math.ceil(math.acos(min(best, 1.0)) * inv_delta))
+            else:
+                m = int(math.ceil((1.0 - best) * inv_delta))
             if m < 1:
                 m = 1
             if m > n - 1:
                 m = n - 1  # best < a only by rounding: covered by the table's angular slack
+            if method == REALIGN_TABLE_ANGLE:
+                qi[i, QI_HI] = m
+                qf[i, QF_COEF] = nu * TN[n]  # eq. 5's initial factor a (TN[n] holds it)
             qf[i, QF_TN] = nu * TN[m]
             for j in range(n):
                 qf[i, QF_TROW + j] = nu * T[m, j]
@@ -183,7 +195,14 @@ def prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv
 @njit(cache=True, inline='always')
 def realigned_interval(method, i, b, slabB, tabB, outB, qf, qi):
     """(lo', hi') of B's node b along A's direction i, already widened by the query pad.
-    ``tabB`` rows: [centre (3), hrel (k), rho (k)]."""
+    ``tabB`` rows: [centre (3), hrel (k), rho (k), angle-ring occupancy (k)]."""
+    if method == REALIGN_TABLE_ANGLE:
+        k = outB.shape[1]
+        cc = qf[i, QF_G] * tabB[b, 0] + qf[i, QF_G + 1] * tabB[b, 1] + qf[i, QF_G + 2] * tabB[b, 2]
+        m = qi[i, QI_HI]
+        up = angle_ring_bound(qf, i, m, tabB, b, k, qi[i, QI_SIGHI], QF_TROW, QF_TN, QF_COEF)
+        dn = angle_ring_bound(qf, i, m, tabB, b, k, qi[i, QI_SIGLO], QF_TROW, QF_TN, QF_COEF)
+        return cc + qf[i, QF_ETLO] - dn, cc + qf[i, QF_ETHI] + up
     if method == REALIGN_TABLE:
         k = outB.shape[1]
         # the "correct" term of section 4: E.(R c + t)
@@ -410,12 +429,15 @@ def _plan(bvh_b, realign):
     """(method, B's KdopData, the per-k tables (dirs, facet arrays, T, TN, inv_delta))."""
     kd = _kdata(bvh_b, "bvh_b")
     method = REALIGN_METHODS[realign]
-    if method == REALIGN_TABLE and not kd.table_valid:
+    if method in (REALIGN_TABLE, REALIGN_TABLE_ANGLE) and not kd.table_valid:
         ensure_table(bvh_b)
-    tabs = _TABLES.get(kd.bv)
+    key = (kd.bv, method == REALIGN_TABLE_ANGLE)
+    tabs = _TABLES.get(key)
     if tabs is None:
-        ft, rt = facet_table(kd.bv), ring_table(kd.bv)
-        tabs = _TABLES[kd.bv] = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, rt.T, rt.TN, rt.inv_delta)
+        ft = facet_table(kd.bv)
+        rt = angle_ring_table(kd.bv) if key[1] else ring_table(kd.bv)
+        inv = rt.inv_dtheta if key[1] else rt.inv_delta
+        tabs = _TABLES[key] = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, rt.T, rt.TN, inv)
     return method, kd, tabs
 
 

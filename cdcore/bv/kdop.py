@@ -22,8 +22,9 @@ Node data (``KdopData``, one row per node of the flat layout of ``cdcore._layout
            children's (van den Bergen 1998, section 4: k-DOPs merge exactly like AABBs).
 Table-realignment data (Fünzig & Fellner section 3.1), per node, for each of the k
 half-space directions h (``h < k/2``: ``+D_h``; ``h >= k/2``: ``-D_{h-k/2}``); ``center``,
-``hrel`` and ``rho`` are views of one array ``tab`` (n, 3 + 2k), one row per node, which
-is what the traversal reads:
+``hrel`` and ``rho`` are views of one array ``tab`` (n, 3 + 3k), one row per node, which
+is what the traversal reads (its last k columns: the occupancy words of the paper-faithful
+angle-spaced rings, ``bv.kdop_angle``):
 ``center`` (n, 3)        rotation centre c: the mean of the node's triangles' vertices;
 ``hrel``   (n, k)        ``d_h - D_h . c``: distance from c to the supporting plane (>= pad);
 ``occ``    (n, k) uint32 occupancy bits: bit j-1 set when a vertex direction (p - c)/|p - c|
@@ -307,8 +308,9 @@ class KdopData:
         self.slabs = slabs
         self.scale = scale  # max |v| + largest extent of the mesh: the padding scale
         n = slabs.shape[0]
-        # one row per node for the traversal: [centre (3), hrel (k), rho (k)]
-        self.tab = np.zeros((n, 3 + 2 * self.k))
+        # one row per node for the traversal: [centre (3), hrel (k), rho (k), occupancy of
+        # the angle-spaced rings (k, as floats; ``bv.kdop_angle``)]
+        self.tab = np.zeros((n, 3 + 3 * self.k))
         self.occ = np.zeros((n, self.k), dtype=np.uint32)
         self.outer = np.zeros((n, self.k), dtype=np.int32)
         self.table_valid = False
@@ -323,7 +325,12 @@ class KdopData:
 
     @property
     def rho(self) -> np.ndarray:
-        return self.tab[:, 3 + self.k:]
+        return self.tab[:, 3 + self.k:3 + 2 * self.k]
+
+    @property
+    def occ_angle(self) -> np.ndarray:
+        """(n, k) uint32 occupancy bits of the angle-spaced rings (``bv.kdop_angle``)."""
+        return self.tab[:, 3 + 2 * self.k:].astype(np.uint32)
 
     @property
     def lo(self) -> np.ndarray:
