@@ -117,3 +117,18 @@ def test_table_bounds_reference_is_exact_where_it_must_be():
     true, bounds, hrel = table_bounds(q - q.mean(axis=0), "kdop6", np.eye(3))
     for t, bnd in bounds.items():
         assert np.all(bnd >= true - 1e-12), t
+
+
+def test_table1_12dop_aperture_is_the_dodecahedrons_not_the_papers():
+    """Table 1's 12-DOP: the covering cosine of the dodecahedron's face normals is the ratio
+    inradius / circumradius, 0.794654; the paper prints 0.787539 (smaller: still covering)."""
+    from cdcore.bv.kdop import DIRS_DODECA12, TABLE1_PAPER_KDOP12, aperture_of
+    a = aperture_of(DIRS_DODECA12)
+    r_in = 0.5 * math.sqrt((25 + 11 * math.sqrt(5)) / 10)
+    r_circ = math.sqrt(3) / 4 * (1 + math.sqrt(5))
+    assert a == pytest.approx(r_in / r_circ, abs=1e-12)
+    assert a == pytest.approx(0.794654, abs=1e-6) and TABLE1_PAPER_KDOP12 < a - 5e-3
+    u = np.random.default_rng(0).normal(size=(200000, 3))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    best = (u @ signed_dirs(DIRS_DODECA12).T).max(axis=1)
+    assert best.min() >= a - 1e-12 and best.min() < a + 5e-3

@@ -124,9 +124,12 @@ def angle_ring_bound(qf, i, m, tabB, b, k, h, trow, tn_col, floor_col):
     ``floor_col``; ``tabB`` rows are [centre (3), hrel (k), rho (k), occupancy (k)]."""
     occ = np.int64(tabB[b, 3 + 2 * k + h])
     hrel = tabB[b, 3 + h]
-    inner = bit_length(occ & ((np.int64(1) << m) - 1))  # highest occupied ring <= m (eq. 6)
     outer = bit_length(occ & np.int64(0x7FFFFFFF))  # outermost occupied ring (eq. 7)
-    f = max(qf[i, trow + inner], qf[i, trow + outer]) * hrel
+    f = qf[i, trow + outer]
+    if outer > m:  # else the outermost ring is also the highest one <= m
+        inner = bit_length(occ & ((np.int64(1) << m) - 1))  # highest occupied ring <= m (eq. 6)
+        f = max(f, qf[i, trow + inner])
+    f *= hrel
     if (occ >> 31) & 1:  # eq. 5: the remaining region is occupied
         return max(f, qf[i, tn_col] * tabB[b, 3 + k + h])
     return max(f, qf[i, floor_col] * hrel)

@@ -14,6 +14,7 @@ from .spec import SceneError, get, vec
 #: generators of ``cdcore.shapes`` a scene may name
 SHAPES = ("torus", "capsule_link", "boat_hull_link", "ellipsoid", "icosphere", "box", "cylinder",
           "teapot_like", "slender_aircraft", "palm", "phalanx", "table", "uv_sphere", "perturbed_sphere",
+          "jittered_icosphere",
           "wave_sheet")
 
 AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
