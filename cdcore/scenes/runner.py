@@ -46,7 +46,7 @@ class SceneRunner:
         What deforming meshes do every frame.
     exact_test : str, optional
         Overlap test inside the exact (mesh-level) queries; default: the mesh BV type's.
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         k-DOP link hierarchies: the realignment of the exact queries (default "table").
     """
 
