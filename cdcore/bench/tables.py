@@ -57,8 +57,10 @@ QUICK_PLACEMENTS = 2000
 ROW_KEYS = ("brute", "aabb_plus", "aabb_star", "obb", "cab", "cab_sum")
 ROW_LABELS = {"brute": "brute", "aabb_plus": "AABB+", "aabb_star": "AABB*", "obb": "OBB", "cab": "CAB",
               "cab_sum": "CAB-sum"}
-#: contacts per frame the paper's Tables 1-3 stay under (214, 354, 73 in 10000 frames)
-PAPER_SPARSE_CONTACTS = 0.035
+#: our chain scenes' contacts per frame against the paper's (Tables 1-4: 214, 354, 73 and
+#: 9528 in 10000 frames): the motion is scripted to match, over 1000 frames (a contact
+#: more or less per pass moves the density by 0.006)
+CONTACT_DENSITY_TOLERANCE = 0.3
 RIGID_VARIANTS = (("obb", "sat15"), ("aabb", "sat15"), ("obb", "sat6"), ("aabb", "sat6"))
 TEST_LABELS = {"sat15": "SAT", "sat6": "SAT lite"}
 DEFORM_VARIANTS = (("aabb", "refit"), ("aabb", "rebuild"), ("obb", "refit"), ("obb", "rebuild"))
@@ -558,13 +560,10 @@ class TablesBench:
         if paper and name.startswith("chains-"):
             ours_pf = r["brute"]["contacts"] / n
             ppf = r["brute"]["paper_contacts_per_frame"]
-            if name == "chains-braided":
-                ok = abs(ours_pf / ppf - 1) <= 0.3
-                what = f"contacts per frame near the paper's (within 30%)"
-            else:
-                ok = 0 < ours_pf <= PAPER_SPARSE_CONTACTS
-                what = f"sparse contacts as published (0 < contacts/frame <= {PAPER_SPARSE_CONTACTS})"
-            v.append(self._verdict(name, what, ok, f"{ours_pf:.4f} vs paper {ppf:.4f}"))
+            ok = abs(ours_pf / ppf - 1) <= CONTACT_DENSITY_TOLERANCE
+            v.append(self._verdict(name, f"contacts per frame as published (within "
+                                         f"{CONTACT_DENSITY_TOLERANCE:.0%} of the paper's)", ok,
+                                   f"{ours_pf:.4f} vs paper {ppf:.4f} ({ours_pf / ppf - 1:+.0%})"))
             v.append(self._verdict(name, "brute tests C(16, 2) = 120 link pairs per frame (paper: 1,200,000 in "
                                          "10,000 frames)", r["brute"]["n_coll"] == 120 * n,
                                    f"{r['brute']['n_coll'] / n:.1f} per frame", kind="check"))
