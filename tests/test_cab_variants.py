@@ -2,7 +2,6 @@
 reference: eq. 1-3, the parallel case ("the child box with the largest axis, not
 considering the major axes") and the rejected normalised-sum variant (``cab_sum``)."""
 import numpy as np
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from cdcore import _layout as L
@@ -84,7 +83,6 @@ def test_parallel_case_takes_the_child_with_the_largest_non_major_axis():
 
 
 def test_cab_sum_differs_from_cab_only_when_the_chain_folds():
-    rng = np.random.default_rng(3)
     joint = np.zeros(3)
     e = np.array([2.0, 0.5, 0.3])
     A, B = np.empty((3, 3)), np.empty((3, 3))

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 import cdcore
-from cdcore.bv.kdop import KDOP_DIRS, ring_table, signed_dirs
+from cdcore.bv.kdop import KDOP_DIRS, signed_dirs
 from cdcore.bv.kdop_angle import angle_ring_table
 from cdcore.bvh import build_bvh
 from cdcore.realign import realign_kdop, rotated_exact_kdop
-from cdcore.realign_tables import conservativeness_study, ellipsoid_patch, table_bounds
+from cdcore.realign_tables import conservativeness_study, table_bounds
 from cdcore._kdop_traverse import QI_SIGHI, prepare
 from cdcore.transforms import random_rotations
 

@@ -143,7 +143,7 @@ def fit_angle_occupancy(dirs, nodes_i, prim_order, verts, faces, tab, a, inv_dth
     centre c from ``tab[:, :3]`` (fitted by ``fit_table_node``)."""
     k2 = dirs.shape[0]
     k = 2 * k2
-    O = 3 + 2 * k
+    occ_col = 3 + 2 * k
     top = n_rings - 1
     occ = np.zeros(k, dtype=np.int64)
     for node in range(nodes_i.shape[0]):
@@ -176,4 +176,4 @@ def fit_angle_occupancy(dirs, nodes_i, prim_order, verts, faces, tab, a, inv_dth
                         else:
                             occ[h] |= np.int64(1) << top
         for h in range(k):
-            tab[node, O + h] = float(occ[h])
+            tab[node, occ_col + h] = float(occ[h])
