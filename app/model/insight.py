@@ -344,9 +344,10 @@ def ground_truth(session, pair_index: int | None = None, max_pair_tests: int = M
     pair excluded when they touch at their joints, as cdcore does) with B's triangles moved
     into A's frame exactly as the kernels move them (``relative_transform`` +
     ``transform_points``), tested with the numpy oracle ``tri_tri_overlap_numpy``; pairs are
-    first pruned by padded boxes (links in world, then triangles in A's frame: exact, see ``PREFILTER_PAD_REL``). A link pair needing more
-    than ``max_pair_tests`` oracle tests, or going over ``max_total_tests`` in all, is
-    reported as skipped rather than freezing the app."""
+    first pruned by padded boxes (links in world, then triangles in A's frame: exact, see
+    ``PREFILTER_PAD_REL``). A link pair needing more than ``max_pair_tests`` oracle tests,
+    or going over ``max_total_tests`` in all, is reported as skipped rather than freezing
+    the app."""
     if session.scene is None or session.result is None:
         raise ValueError("no scene loaded")
     s, frame = session.scene, session.frame
