@@ -26,7 +26,7 @@ from .mesh import Mesh
 __all__ = [
     "torus", "capsule_link", "boat_hull_link", "ellipsoid", "uv_sphere", "icosphere", "box",
     "rounded_box", "cylinder", "teapot_like", "slender_aircraft", "palm", "phalanx", "table",
-    "perturbed_sphere", "wave_sheet", "wave_displace", "wave_torus", "deform_torus", "merge",
+    "perturbed_sphere", "jittered_icosphere", "wave_sheet", "wave_displace", "wave_torus", "deform_torus", "merge",
     "transformed",
 ]
 
@@ -634,6 +634,22 @@ def perturbed_sphere(radius: float = 1.0, amplitude: float = 0.05, n_lat: int = 
     r = radius + amplitude * _bump_field(unit, seed, n_bumps)
     return Mesh(unit * r[:, None] + np.asarray(center, float), uv_sphere(1.0, n_lat, n_lon).faces,
                 name="perturbed_sphere")
+
+
+def jittered_icosphere(radius: float = 1.0, amplitude: float = 0.01, subdivisions: int = 4, seed: int = 0,
+                       center=(0.0, 0.0, 0.0)) -> Mesh:
+    """An :func:`icosphere` whose vertex coordinates are randomly perturbed (Fünzig &
+    Fellner's parallel-close scene: "randomly perturbing the inner sphere coordinates"):
+    every coordinate moves by a seeded uniform offset in ``[-amplitude, amplitude]``, so
+    every vertex lies within ``sqrt(3) amplitude`` of the sphere. ``20 * 4**s`` triangles
+    (5,120 for s = 4, the paper's spheres have 5,140). Requires ``amplitude < radius / 4``
+    (the triangles keep their orientation)."""
+    if not 0.0 <= amplitude < 0.25 * radius:
+        raise ValueError(f"amplitude must be in [0, radius / 4), got {amplitude}")
+    m = icosphere(radius, subdivisions)
+    rng = np.random.default_rng(seed)
+    v = m.vertices + rng.uniform(-amplitude, amplitude, m.vertices.shape) + np.asarray(center, float)
+    return Mesh(v, m.faces, name="jittered_icosphere")
 
 
 def wave_sheet(size: float = 2.0, n: int = 64) -> Mesh:

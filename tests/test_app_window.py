@@ -141,8 +141,8 @@ def test_kdop_realignment_view(window):
     panel.next_btn.click()
     panel.next_btn.click()
     rep = window.realign_panel.report
-    assert rep is not None and set(rep["methods"]) == {"table", "all", "major"}
-    assert window.realign_panel.table.rowCount() == 4
+    assert rep is not None and set(rep["methods"]) == {"table", "table_angle", "all", "major"}
+    assert window.realign_panel.table.rowCount() == 5
     assert len(window._realign_actors) >= 3
     # every realigned k-DOP contains the exact one
     k2 = len(rep["exact"]) // 2

@@ -14,6 +14,7 @@ from .spec import SceneError, get, vec
 #: generators of ``cdcore.shapes`` a scene may name
 SHAPES = ("torus", "capsule_link", "boat_hull_link", "ellipsoid", "icosphere", "box", "cylinder",
           "teapot_like", "slender_aircraft", "palm", "phalanx", "table", "uv_sphere", "perturbed_sphere",
+          "jittered_icosphere",
           "wave_sheet")
 
 AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
@@ -92,7 +93,16 @@ def _chain(spec, where, name, base_dir, mesh_bv) -> ArticulatedBody:
     if not 1 <= n <= 256:
         raise SceneError(f"{where}.links: expected 1..256, got {n}")
     mesh = build_mesh(get(spec, "link", where, dict), f"{where}.link", base_dir)
-    spacing = get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0])))
+    # "joint_gap": free space between consecutive links, the joint (pivot) in its middle, so
+    # links do not touch at their joints (CAB section 4: the brute row tests all C(16, 2)
+    # link pairs and finds no more contacts than the hierarchies)
+    gap = get(spec, "joint_gap", where, (int, float), 0.0)
+    if not gap >= 0:
+        raise SceneError(f"{where}.joint_gap: expected a non-negative number, got {gap!r}")
+    if gap > 0:
+        v = mesh.vertices + np.array([0.5 * gap, 0.0, 0.0])
+        mesh = Mesh(v, mesh.faces, name=mesh.name)
+    spacing = get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0])) + gap)
     axes = get(spec, "axes", where, list, ["z"])
     if not axes or any(a not in AXES for a in axes):
         raise SceneError(f"{where}.axes: expected a list of 'x'/'y'/'z', got {axes!r}")
@@ -101,7 +111,7 @@ def _chain(spec, where, name, base_dir, mesh_bv) -> ArticulatedBody:
     for i in range(n):
         origin = np.eye(4) if i == 0 else make_pose(None, (spacing, 0.0, 0.0))
         links.append(Link(f"{name}[{i}]", mesh, i - 1, origin, AXES[axes[i % len(axes)]], tuple(lim)))
-    return ArticulatedBody(links, name, mesh_bv)
+    return ArticulatedBody(links, name, mesh_bv, joints_touch=gap == 0)
 
 
 # hand proportions (palm length 1): finger x offsets on the palm's front edge, phalanx lengths

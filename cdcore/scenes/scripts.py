@@ -77,3 +77,8 @@ def hand_flick(spec, bodies, t, where):
 
 
 SCRIPTS = {"hand_flick": hand_flick}
+
+# the paper-motion generators live in their own module (CAB's contact densities)
+from .motion_paper import PAPER_SCRIPTS  # noqa: E402
+
+SCRIPTS.update(PAPER_SCRIPTS)
