@@ -25,7 +25,12 @@ HISTORY = 600  # frames kept for the live plots
 
 
 def family_of(bv: str) -> str:
-    return "aabb" if bv == "aabb" else "sphere" if bv == "sphere" else "kdop" if bv.startswith("kdop") else "obb"
+    """How a BV type is drawn, from cdcore's registry (``BVType.geometry``): "sphere", "kdop",
+    "aabb" (axis-aligned boxes) or "obb" (oriented boxes, with or without spheres)."""
+    geometry = BV_TYPES[bv].geometry
+    if geometry in ("sphere", "kdop"):
+        return geometry
+    return "aabb" if BV_TYPES[bv].kind == L.KIND_AABB else "obb"
 
 
 @dataclass
