@@ -379,7 +379,7 @@ class FclBench:
             st = summarize(samples[i])
             h = hits[i] if isinstance(hits[i], list) else [hits[i]]
             agree = h == list(fcl_hits)
-            if engine == "cdcore" and not agree:
+            if engine.startswith("cdcore") and not agree:
                 bad = [k for k in range(len(h)) if h[k] != fcl_hits[k]]
                 self._disagree(f"{common['mesh']} {pose_name}: cdcore {_variant_label(bv, test)} and python-fcl "
                                f"disagree on {len(bad)} of {len(h)} poses (first: pose {bad[0]}, "
@@ -416,6 +416,10 @@ class FclBench:
             ba, bb = bvhs[bv]
             methods.append(("cdcore", bv, test,
                             lambda ba=ba, bb=bb, test=test: cb(ba, bb, poses, pose_a=eye, test=test).hits))
+            # the same batch on one thread: the parallel speed-up is the ratio of the two rows
+            methods.append(("cdcore-serial", bv, test,
+                            lambda ba=ba, bb=bb, test=test: cb(ba, bb, poses, pose_a=eye, test=test,
+                                                               parallel=False).hits))
         results = [np.asarray(m[3]()) for m in methods]  # warm-up + answers
         if not np.array_equal(results[0], np.asarray(fcl_hits)):
             self._disagree(f"{common['mesh']} batch: the python-fcl loop's hits differ from its single queries")
@@ -433,13 +437,17 @@ class FclBench:
             engine, bv, test = m[0], m[1], m[2]
             st = summarize(samples[i])
             agree = bool(np.array_equal(results[i], results[0]))
-            if engine == "cdcore" and not agree:
+            if engine.startswith("cdcore") and not agree:
                 bad = np.flatnonzero(results[i] != results[0])
                 self._disagree(f"{common['mesh']} collide_batch {_variant_label(bv, test)}: disagrees with "
                                f"python-fcl on {len(bad)} of {n} poses (first: pose {bad[0]})")
-            ratio = st["median"] / fcl_stats["median"] if engine == "cdcore" else None
+            ratio = st["median"] / fcl_stats["median"] if engine.startswith("cdcore") else None
+            variant = "python-fcl loop" if not engine.startswith("cdcore") else _variant_label(bv, test)
+            if engine == "cdcore-serial":
+                import numba
+                variant += f" (1 thread; parallel: {numba.get_num_threads()})"
             row = dict(section="batch", **common, pose=RANDOM_POSE, n_poses=n, engine=engine, bv=bv, test=test,
-                       variant="python-fcl loop" if engine != "cdcore" else _variant_label(bv, test),
+                       variant=variant,
                        median_s=st["median"], iqr_s=st["iqr"], min_s=st["min"], n_samples=st["n"],
                        hits=int(results[i].sum()), agree_with_fcl=agree,
                        fcl_median_s=fcl_stats["median"], ratio=ratio)
