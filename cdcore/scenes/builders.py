@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import shapes
 from ..articulated import ArticulatedBody, Link
-from ..mesh import Mesh, load_mesh
+from ..mesh import MAX_TRIANGLES, Mesh, load_mesh
 from ..transforms import make_pose, rotation_about
 from .spec import SceneError, get, vec
 
@@ -58,7 +58,7 @@ def build_mesh(spec, where: str, base_dir: str | None = None) -> Mesh:
         args = get(spec, "args", where, dict, {})
         try:
             mesh = fn(**args)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise SceneError(f"{where}.args: {exc}") from None
     scale = get(spec, "scale", where, (int, float), 1.0)
     if not scale > 0:
@@ -67,7 +67,10 @@ def build_mesh(spec, where: str, base_dir: str | None = None) -> Mesh:
     if scale != 1.0 or "pose" in spec:
         v = mesh.vertices * scale
         v = v @ pose[:3, :3].T + pose[:3, 3]
-        mesh = Mesh(v, mesh.faces, name=mesh.name)
+        try:
+            mesh = Mesh(v, mesh.faces, name=mesh.name)
+        except ValueError as exc:
+            raise SceneError(f"{where}.scale: {exc}") from None
     return mesh
 
 
@@ -89,11 +92,15 @@ def _chain(spec, where, name, base_dir, mesh_bv) -> ArticulatedBody:
     if not 1 <= n <= 256:
         raise SceneError(f"{where}.links: expected 1..256, got {n}")
     mesh = build_mesh(get(spec, "link", where, dict), f"{where}.link", base_dir)
-    spacing = get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0])))
+    if n * mesh.n_faces > MAX_TRIANGLES:
+        raise SceneError(f"{where}: {n} links x {mesh.n_faces:,} triangles exceed {MAX_TRIANGLES:,} triangles")
+    spacing = float(get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0]))))
     axes = get(spec, "axes", where, list, ["z"])
     if not axes or any(a not in AXES for a in axes):
         raise SceneError(f"{where}.axes: expected a list of 'x'/'y'/'z', got {axes!r}")
     lim = np.radians(vec(spec, "limits_deg", where, 2, [-90, 90]))
+    if not lim[0] <= lim[1]:
+        raise SceneError(f"{where}.limits_deg: expected [lower, upper] with lower <= upper")
     links = []
     for i in range(n):
         origin = np.eye(4) if i == 0 else make_pose(None, (spacing, 0.0, 0.0))
@@ -115,7 +122,11 @@ def _hand(spec, where, name, mesh_bv) -> ArticulatedBody:
     """Palm + 5 fingers x 3 phalanges (16 links, branching at the palm). Palm-down, fingers
     along +x, flexion about +y (positive angles curl the fingers towards -z)."""
     s = get(spec, "scale", where, (int, float), 1.0)
+    if not s > 0:
+        raise SceneError(f"{where}.scale: must be positive, got {s!r}")
     res = get(spec, "resolution", where, int, 12)
+    if not 3 <= res <= 1024:
+        raise SceneError(f"{where}.resolution: expected 3..1024, got {res!r}")
     palm = shapes.palm(width=0.9 * s, length=1.0 * s, thickness=0.28 * s)
     links = [Link("palm", palm, -1)]
     lim = (np.radians(-20), np.radians(100))
