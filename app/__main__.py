@@ -103,9 +103,10 @@ def main(argv=None) -> int:
     try:
         if args.mesh:
             session.load_meshes(args.mesh, frames=max(args.frames or 1000, 1))
+        elif args.scene or scripted:
+            session.load_scene(args.scene or DEFAULT_SCENE, frames=None)
         else:
-            scene = args.scene or (None if scripted else win.settings.value("last_scene")) or "chains-6to1"
-            session.load_scene(scene, frames=None)
+            load_last_scene(session, win.settings)
     except (OSError, ValueError) as exc:
         if scripted:
             print(f"error: {exc}", file=sys.stderr)
@@ -122,8 +123,29 @@ def main(argv=None) -> int:
     return app.exec()
 
 
+DEFAULT_SCENE = "chains-6to1"
+
+
+def load_last_scene(session, settings) -> None:
+    """Open the scene of the last session, or the default one if that scene is gone or
+    broken (a stale setting must never break a launch); the stale setting is dropped."""
+    last = settings.value("last_scene")
+    if last:
+        try:
+            session.load_scene(str(last), frames=None)
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure of a remembered scene: fall back
+            print(f"warning: last scene {last!r} cannot be opened ({exc}); opening {DEFAULT_SCENE}",
+                  file=sys.stderr)
+            settings.remove("last_scene")
+    session.load_scene(DEFAULT_SCENE, frames=None)
+
+
 def run_script(app, win, session, args) -> int:
-    """Run the requested frames in the real window, recording and screenshotting."""
+    """Run the requested frames in the real window, recording and screenshotting.
+    Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
+    and returns 130; a recording write error stops the run and returns 1."""
+    import signal
     if args.record:
         try:
             session.start_recording(args.record)
@@ -131,14 +153,30 @@ def run_script(app, win, session, args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     n = args.frames if args.frames is not None else 1
+    interrupted = []
+    # a flag, not KeyboardInterrupt: raised inside a Qt slot it would be printed and swallowed
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     session.playing = True  # panels behave as during playback; the window's own timer stays off
-    for k in range(n):
-        session.goto(k % session.n_frames)
-        app.processEvents()
-    session.playing = False
+    try:
+        done = 0
+        for k in range(n):
+            if interrupted or (args.record and session.recorder is None):
+                break
+            session.goto(k % session.n_frames)
+            app.processEvents()
+            done += 1
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        session.playing = False
     if args.record:
-        sidecar = session.stop_recording()
-        print(f"recorded {n} frames to {args.record} (+ {os.path.basename(sidecar)})")
+        if session.record_error is not None:
+            print(f"error: recording stopped: {session.record_error}", file=sys.stderr)
+            return 1
+        sidecar = session.stop_recording("interrupted (Ctrl-C)" if interrupted else None)
+        print(f"recorded {session_rows(sidecar)} frames to {args.record} (+ {os.path.basename(sidecar)})")
+    if interrupted:
+        print(f"interrupted after {done} of {n} frames", file=sys.stderr)
+        return 130
     if args.screenshot:
         try:
             win.screenshot(args.screenshot)
@@ -153,6 +191,12 @@ def run_script(app, win, session, args) -> int:
             print(f"{session.scene.name}: median {statistics.median(fps):.1f} fps over {len(fps)} frames "
                   f"(compute + draw), median t_total {statistics.median(r.t_total for r in session.history) * 1e3:.3f} ms")
     return 0
+
+
+def session_rows(sidecar: str) -> int:
+    import json
+    with open(sidecar, encoding="utf-8") as fh:
+        return int(json.load(fh)["rows"])
 
 
 if __name__ == "__main__":

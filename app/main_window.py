@@ -87,6 +87,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.frame_changed.connect(self._on_frame)
         self.session.settings_changed.connect(self._on_settings)
         self.session.recording_changed.connect(self._on_recording)
+        self.session.recording_failed.connect(self._on_recording_failed)
         self.hierarchy_panel.changed.connect(self.redraw)
         self.scene_panel.open_mesh_requested.connect(self.open_mesh_dialog)
         self.stepper_panel.step_changed.connect(self._on_step)
@@ -252,6 +253,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_stop.setEnabled(on)
         self.act_record.setEnabled(not on)
         self._status()
+
+    def _on_recording_failed(self, message: str):
+        # the session stopped recording after the first write error: one dialog, not one per frame
+        show_error(self, "Recording stopped", message + "\n\nEvery complete row is kept; the sidecar records the error.")
 
     def _on_scene(self):
         for layer in self.mesh_layers + self.tree_layers:

@@ -15,7 +15,7 @@ from cdcore import _layout as L
 from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
 from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
 
-from .recorder import Recorder
+from .recorder import Recorder, RecorderError
 from .signals import Signal
 from .stepper import Stepper
 from .trees import NOT_VISITED, Traversal, Tree, apply_trace_states
@@ -55,6 +55,7 @@ class Session:
         self.frame_changed = Signal()      # (FrameRecord)
         self.settings_changed = Signal()   # ()
         self.recording_changed = Signal()  # (bool)
+        self.recording_failed = Signal()   # (message): a write error stopped the recording
         self.scene = None
         self.runner = None
         self.bv = "obb"
@@ -77,6 +78,7 @@ class Session:
         self.heat_frames = 60
         self._heat: deque = deque(maxlen=self.heat_frames)
         self.recorder: Recorder | None = None
+        self.record_error: str | None = None  # why the last recording stopped on its own
         self._last_commit = None
         self.compare = None  # CompareModel, when on
         self.source_meshes: list[str] = []
@@ -245,7 +247,15 @@ class Session:
         self._last_commit = now
         self.history.append(rec)
         if self.recorder is not None:
-            self.recorder.write(self.csv_row(rec))
+            try:
+                self.recorder.write(self.csv_row(rec))
+            except RecorderError as exc:
+                # the recorder has stopped itself (complete rows kept, sidecar written):
+                # announce it once, the frame loop carries on without recording
+                self.recorder = None
+                self.record_error = str(exc)
+                self.recording_changed.emit(False)
+                self.recording_failed.emit(self.record_error)
 
     def csv_row(self, rec: FrameRecord) -> dict:
         s = self.scene
@@ -263,12 +273,14 @@ class Session:
             raise ValueError("load a scene before recording")
         self.stop_recording()
         self.recorder = Recorder(path, self.settings())
+        self.record_error = None
         self.recording_changed.emit(True)
 
-    def stop_recording(self) -> str | None:
+    def stop_recording(self, reason: str | None = None) -> str | None:
+        """Close the recording (``reason``: why it stopped early, kept in the sidecar)."""
         if self.recorder is None:
             return None
-        sidecar = self.recorder.close()
+        sidecar = self.recorder.close(reason)
         self.recorder = None
         self.recording_changed.emit(False)
         return sidecar
