@@ -35,6 +35,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
         self.settings = settings or QtCore.QSettings("bvh-debugger", "app")
+        self.mesh_loader = None  # the mesh load running on a worker thread, if any
         self.session = session or Session()
         self.session.deferred_commit = True
 
@@ -178,8 +179,16 @@ class MainWindow(QtWidgets.QMainWindow):
             self.open_meshes(paths)
 
     def open_meshes(self, paths):
+        """Read the meshes and build their hierarchies on a worker thread (progress dialog,
+        Cancel); the scene is shown when it is ready. Returns the loader."""
+        from .widgets.mesh_loader import MeshLoader
         self.settings.setValue("last_dir", os.path.dirname(paths[0]))
-        guarded(self, "Open mesh", self.session.load_meshes, paths[:2])
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()
+        self.session.set_playing(False)
+        self.mesh_loader = MeshLoader(self, self.session, paths[:2])
+        self.mesh_loader.start()
+        return self.mesh_loader
 
     def open_scene_dialog(self):
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open scene", self._last_dir(), "Scenes (*.json)")

@@ -23,6 +23,10 @@ from .trees import NOT_VISITED, Traversal, Tree, apply_trace_states
 HISTORY = 600  # frames kept for the live plots
 
 
+class LoadCancelled(Exception):
+    """The user cancelled a load running on a worker thread (not an error)."""
+
+
 def family_of(bv: str) -> str:
     return "aabb" if bv == "aabb" else "sphere" if bv == "sphere" else "kdop" if bv.startswith("kdop") else "obb"
 
@@ -97,14 +101,39 @@ class Session:
         """A rigid scene from the user's mesh files (one file: the mesh against itself;
         two: A against B), under random placements like the rigid scenes."""
         paths = [os.fspath(p) for p in paths]
+        self.install_mesh_scene(self.prepare_meshes(paths, frames), paths)
+
+    def prepare_meshes(self, paths, frames: int = 1000, progress=None, cancelled=None):
+        """The slow part of ``load_meshes`` (reading the files, building the hierarchies),
+        touching no session state, so it can run on a worker thread: returns the scene for
+        ``install_mesh_scene``. ``progress(step, steps, text)`` is called before each step;
+        ``cancelled()`` is polled between steps (``LoadCancelled`` is raised if true)."""
+        paths = [os.fspath(p) for p in paths]
         if not 1 <= len(paths) <= 2:
             raise ValueError("open one mesh (collided with itself) or two meshes (A and B)")
-        meshes = [load_mesh(p) for p in paths]
+        steps = len(paths) + 1
+
+        def step(k, text):
+            if cancelled is not None and cancelled():
+                raise LoadCancelled(text)
+            if progress is not None:
+                progress(k, steps, text)
+        meshes = []
+        for k, p in enumerate(paths):
+            step(k, f"reading {os.path.basename(p)}")
+            meshes.append(load_mesh(p))
         a, b = meshes[0], meshes[-1]
+        step(len(paths), f"building the {self.bv} hierarchies ({a.n_faces + b.n_faces:,} triangles)")
         size = float(max(np.ptp(a.vertices, axis=0).max(), np.ptp(b.vertices, axis=0).max()))
-        self.scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
+        scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
             os.path.basename(p) for p in paths), mesh_bv=self.bv)
-        self.source_meshes = paths
+        step(steps, "done")
+        return scene
+
+    def install_mesh_scene(self, scene, paths) -> None:
+        """Show a scene made by ``prepare_meshes`` (on the GUI thread)."""
+        self.scene = scene
+        self.source_meshes = [os.fspath(p) for p in paths]
         self._scene_loaded()
 
     def _scene_loaded(self):
