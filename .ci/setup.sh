@@ -42,3 +42,14 @@ if [ ! -f "$STAMP" ]; then
   rm -f "$VENV"/.installed-*
   touch "$STAMP"
 fi
+
+# Precompile every numba kernel into the on-disk cache (cdcore/**/__pycache__), so the first
+# window and the first query of a fresh process load machine code instead of compiling it.
+# Re-run only when cdcore's sources changed since the last successful warm-up.
+WARM="$VENV/.warm-$(cat $(find "$ROOT/cdcore" -name '*.py' | sort) | sha1sum | cut -c1-12)"
+if [ ! -f "$WARM" ]; then
+  echo "[setup] compiling the engine's kernels into numba's cache (once; a few minutes on 2 cores)"
+  (cd "$ROOT" && "$VENV/bin/python" -m cdcore.warmup) | tail -n 1
+  rm -f "$VENV"/.warm-*
+  touch "$WARM"
+fi

@@ -59,16 +59,19 @@ def _split_key(kind, nodes_f, node, axis, verts, faces, f):
     return 0.5 * (min(x0, min(x1, x2)) + max(x0, max(x1, x2)))
 
 
-@njit(cache=True)
-def build_tree(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m2, tri_area):
-    """Build the hierarchy. Returns ``nodes_f`` (n, 20), ``nodes_i`` (n, 4) int32,
-    ``prim_order`` (m,) int32 and ``depth`` (n,) int32."""
+@njit(cache=True, nogil=True)
+def build_into(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
+               nodes_f, nodes_i, prim_order, depth):
+    """Build the hierarchy into caller-provided arrays of ``2 m - 1`` rows (``nodes_f`` zeroed;
+    a packed tree's own views, so nothing is copied afterwards). Returns the node count."""
     m = faces.shape[0]
     cap = 2 * m - 1
-    nodes_f = np.zeros((cap, N_FCOLS))
-    nodes_i = np.full((cap, N_ICOLS), -1, dtype=np.int32)
-    depth = np.zeros(cap, dtype=np.int32)
-    prim_order = np.arange(m).astype(np.int32)
+    for i in range(cap):
+        for c in range(N_ICOLS):
+            nodes_i[i, c] = -1
+        depth[i] = 0
+    for i in range(m):
+        prim_order[i] = i
     stack = np.empty(cap, dtype=np.int32)
     axes_buf = np.empty((3, 3))
     work = np.empty((2, 3, 3))
@@ -131,10 +134,10 @@ def build_tree(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m
         stack[sp] = right
         stack[sp + 1] = left
         sp += 2
-    return nodes_f[:n_nodes].copy(), nodes_i[:n_nodes].copy(), prim_order, depth[:n_nodes].copy()
+    return n_nodes
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad):
     """Bottom-up refit in one reverse loop over the node arrays (section 4).
 

@@ -62,10 +62,13 @@ import math
 import numpy as np
 from numba import njit
 
+from ._core import descend_a, pose_status
 from ._cycles import read_cycles
-from ._kdop_traverse import realigned_interval
-from ._layout import (C0, COUNT, E0, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB, KIND_OBB_SPHERE,
-                      KIND_SPHERE, LEFT, R0, RIGHT, S0, SIZE, SR, START)
+from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query, realigned_interval
+from ._layout import (BUFFER_FULL, C0, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK, CNT_PRIM_CYCLES,
+                      CNT_PRIM_TESTS, COUNT, DONE, E0, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB,
+                      KIND_OBB_SPHERE, KIND_SPHERE, LEFT, N_COUNTERS, R0, RIGHT, S0, SR, START)
+from ._pack import unpack
 from ._overlap import ABS_EPS
 from ._tridist import _tri_dist, tri_plane_bound
 from .transforms import _relative_transform
@@ -85,14 +88,11 @@ AXIS_FACES_A = 19
 AXIS_FACES_B = 20
 N_BOUND_IDS = 21
 
-# counters (int64) slots, as ``_traverse``
-CNT_BV_TESTS = 0  # bound evaluations
-CNT_PRIM_TESTS = 1  # exact triangle-triangle distances
-CNT_LEAF_PAIRS = 2  # leaf pairs taken from the queue (their triangle pairs examined)
-CNT_NO_GAIN = 3  # of those, how many did not improve the best distance
-CNT_PRIM_CYCLES = 4
-CNT_MAX_HEAP = 5  # largest queue
-N_COUNTERS = 6
+# counters (int64): the traversal core's slots (``_layout``), read here as bound
+# evaluations, triangle distances, leaf pairs taken from the queue, leaf pairs that did not
+# improve the best distance, cycles in triangle distances, largest queue
+CNT_NO_GAIN = CNT_FALSE
+CNT_MAX_HEAP = CNT_MAX_STACK
 
 # trace events (one row per event, in order)
 EV_PRUNED = 0  # bound evaluated and >= threshold: pair dropped
@@ -101,9 +101,8 @@ EV_EXPANDED = 2  # pair taken from the queue and split into two child pairs
 EV_LEAF = 3  # leaf pair taken from the queue, triangles evaluated (value: their minimum)
 EV_DROPPED = 4  # pair taken from the queue whose bound now reaches the threshold (best-first: the end)
 
-# distance_search() status
-DONE = 0
-BUFFER_FULL = 1  # heap or trace full: grow it and call again with the returned state
+# distance_search() status: the core's DONE / BUFFER_FULL (heap or trace full: grow it and
+# call again with the returned state)
 
 # best_f layout: distance, p (3, on A), q (3, on B) in A's frame; best_i: triangle of A, of B
 N_BEST_F = 7
@@ -658,7 +657,7 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
             continue
         if trace_on:
             n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_EXPANDED, -1, lb, np.nan)
-        split_a = leaf_b or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE])
+        split_a = descend_a(niA, nfA, a, niB, nfB, b)  # the core's descend rule
         if split_a:
             a1 = niA[a, LEFT]
             a2 = niA[a, RIGHT]
@@ -795,3 +794,99 @@ def distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, tra
     out = (best_f[0], w[0], w[1], w[2], w[3], w[4], w[5], np.int64(best_i[0]), np.int64(best_i[1]),
            counters[0], counters[1], counters[2], counters[3], counters[4], counters[5])
     return out, hist, trace_i, trace_f, n_trace
+
+
+@njit(cache=True, nogil=True)
+def distance_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on):
+    """One query on packed non-k-DOP trees (``cdcore._pack``): ``distance_query``'s
+    results, or status != 0 (first in ``out``... see ``pose_status``) for a bad pose."""
+    st = pose_status(pose_a, pose_b)
+    nfA, niA, poA, vA, fA = unpack(FA, IA)
+    nfB, niB, poB, vB, fB = unpack(FB, IB)
+    if st:
+        pose_a = np.eye(4)
+        pose_b = np.eye(4)
+    out, hist, trace_i, trace_f, n_trace = distance_query(IA[0], depth_first, pose_a, pose_b, abs_err, rel_err,
+                                                          trace_on, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB)
+    return st, out, hist, trace_i, trace_f, n_trace
+
+
+@njit(cache=True, nogil=True)
+def distance_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on, method,
+                        slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
+    """``distance_entry`` for k-DOP trees: B's realignment tables are prepared here."""
+    st = pose_status(pose_a, pose_b)
+    if st:
+        pose_a = np.eye(4)
+        pose_b = np.eye(4)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    k2 = dirs.shape[0]
+    qf = np.zeros((k2, QF_TROW + Tt.shape[0]))
+    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
+    prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
+    nfA, niA, poA, vA, fA = unpack(FA, IA)
+    nfB, niB, poB, vB, fB = unpack(FB, IB)
+    out, hist, trace_i, trace_f, n_trace = distance_query_kdop(
+        IA[0], depth_first, pose_a, pose_b, abs_err, rel_err, trace_on, nfA, niA, poA, vA, fA,
+        nfB, niB, poB, vB, fB, method, slabA, slabB, tabB, outB, qf, qi)
+    return st, out, hist, trace_i, trace_f, n_trace
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def distance_batch_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method,
+                         slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                         inv_delta, n_chunks):
+    """``distance_entry`` (``kdop``: ``distance_kdop_entry``) for every pose of ``poses_b``
+    (N, 4, 4), in ``n_chunks`` parallel chunks; each query is independent, so the results
+    equal a serial loop's. Returns (distances (N,), triangle pairs (N, 2) int32, closest
+    points (N, 2, 3) world, counters (N_COUNTERS,) summed but the largest queue (max), hist)."""
+    n = poses_b.shape[0]
+    dist = np.empty(n)
+    tris = np.empty((n, 2), dtype=np.int32)
+    pts = np.empty((n, 2, 3))
+    acc = np.zeros((n_chunks, N_COUNTERS), dtype=np.int64)
+    hacc = np.zeros((n_chunks, N_BOUND_IDS), dtype=np.int64)
+    nfA, niA, poA, vA, fA = unpack(FA, IA)
+    nfB, niB, poB, vB, fB = unpack(FB, IB)
+    k2 = dirs.shape[0]
+    kind = IA[0]
+    for c in prange(n_chunks):
+        R = np.empty((3, 3))
+        t = np.empty(3)
+        qf = np.zeros((k2, QF_TROW + Tt.shape[0]))
+        qi = np.zeros((k2, QI_COLS), dtype=np.int64)
+        for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
+            if kdop:
+                _relative_transform(pose_a, poses_b[i], R, t)
+                prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta,
+                              qf, qi)
+            out, hist, _, _, _ = distance_query_kdop(kind, depth_first, pose_a, poses_b[i], abs_err, rel_err, False,
+                                                     nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method,
+                                                     slabA, slabB, tabB, outB, qf, qi)
+            dist[i] = out[0]
+            pts[i, 0, 0] = out[1]
+            pts[i, 0, 1] = out[2]
+            pts[i, 0, 2] = out[3]
+            pts[i, 1, 0] = out[4]
+            pts[i, 1, 1] = out[5]
+            pts[i, 1, 2] = out[6]
+            tris[i, 0] = out[7]
+            tris[i, 1] = out[8]
+            acc[c, 0] += out[9]
+            acc[c, 1] += out[10]
+            acc[c, 2] += out[11]
+            acc[c, 3] += out[12]
+            acc[c, 4] += out[13]
+            acc[c, 5] = max(acc[c, 5], out[14])
+            for k in range(N_BOUND_IDS):
+                hacc[c, k] += hist[k]
+    counters = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist_total = np.zeros(N_BOUND_IDS, dtype=np.int64)
+    for c in range(n_chunks):
+        for k in range(N_COUNTERS):
+            counters[k] = max(counters[k], acc[c, k]) if k == CNT_MAX_HEAP else counters[k] + acc[c, k]
+        for k in range(N_BOUND_IDS):
+            hist_total[k] += hacc[c, k]
+    return dist, tris, pts, counters, hist_total

@@ -6,7 +6,7 @@ each node fit the k-DOP (``bv.kdop.fit_prims``), take the widest slab i (unit di
 so widths compare), split by the plane D_i . p = (lo_i + hi_i)/2; a triangle goes to the
 positive side when the midpoint of its projection onto D_i is greater than that value;
 when all fall on one side, split into two halves of (almost) equal size. Nodes are
-allocated in pre-order pairs, children after parents, exactly like ``_build.build_tree``.
+allocated in pre-order pairs, children after parents, exactly like ``_build.build_into``.
 
 Refit (van den Bergen section 4): one reverse loop; leaves refit their slabs to their
 triangles, parents take the exact union of their children's slabs, so a refitted node's

@@ -1,4 +1,5 @@
-"""Simultaneous descent of two k-DOP hierarchies with realignment of B's k-DOPs.
+"""Realignment of B's k-DOPs into A's directions: the k-DOP branch of the traversal core
+(``_core.pair_separation``'s ``TEST_SLAB``) and of the distance bounds.
 
 Everything happens in A's model frame (Fünzig & Fellner section 2: the k-DOP of node b of
 B under M = (R, t) is realigned to A's directions, then the overlap test is the k/2
@@ -33,18 +34,13 @@ directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tes
 from __future__ import annotations
 
 import math
-import time
 
 import numpy as np
 from numba import njit
 
-from ._cycles import read_cycles
 from ._kdop import ensure_table
-from ._layout import (COUNT, LEFT, N_AXES, OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE,
-                      START)
+from ._layout import N_AXES
 from .bv.kdop import facet_table, ring_table
-from ._tritri import tri_tri_overlap_xyz
-from .transforms import _relative_transform, moved_vertex
 
 REALIGN_MAJOR = 0
 REALIGN_ALL = 1
@@ -52,14 +48,6 @@ REALIGN_TABLE = 2
 REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR}
 DEFAULT_REALIGN = "table"
 
-# counter slots: the same as ``_traverse`` (checked by tests/test_kdop_build.py)
-CNT_BV_TESTS = 0
-CNT_PRIM_TESTS = 1
-CNT_LEAF_PAIRS = 2
-CNT_FALSE = 3
-CNT_PRIM_CYCLES = 4
-CNT_MAX_STACK = 5
-N_COUNTERS = 6
 
 # Realigned intervals are widened by QUERY_PAD_REL * (max |t_i| + scale_B) on both sides.
 # Sources of rounding it absorbs: (1) the leaf test sees B's vertices transformed in
@@ -213,173 +201,6 @@ def realign_node(method, b, slabB, tabB, outB, qf, qi, out):
         out[k2 + i] = hi
 
 
-@njit(cache=True)
-def _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs, counters, dirs, slabA,
-               qpad):
-    """Exact triangle tests of a leaf pair, B's vertices moved into A's frame with the same
-    arithmetic as ``_traverse._leaf_pair`` and ``transforms.transform_points`` (so results
-    match the oracle bit for bit).
-
-    Each moved triangle of B is first tested against A's leaf k-DOP with its own exact
-    k-DOP (its three moved vertices projected onto A's directions: the "mixed" test of
-    Fünzig section 6, which skips the realignment's slack at the leaves); a separating slab
-    skips the triangle's exact tests. The projections are widened by ``qpad`` (their
-    rounding is a few ulps of the coordinates; A's slabs carry the build pad), so a
-    triangle pair the exact test would accept is never skipped."""
-    hit = False
-    c0 = read_cycles()
-    k2 = dirs.shape[0]
-    sa = niA[a, START]
-    sb = niB[b, START]
-    for jb in range(sb, sb + niB[b, COUNT]):
-        fb = poB[jb]
-        dx, dy, dz = moved_vertex(R, t, vB, fB[fb, 0])
-        ex, ey, ez = moved_vertex(R, t, vB, fB[fb, 1])
-        gx, gy, gz = moved_vertex(R, t, vB, fB[fb, 2])
-        separated = False
-        for i in range(k2):
-            e0 = dirs[i, 0]
-            e1 = dirs[i, 1]
-            e2 = dirs[i, 2]
-            p0 = e0 * dx + e1 * dy + e2 * dz
-            p1 = e0 * ex + e1 * ey + e2 * ez
-            p2 = e0 * gx + e1 * gy + e2 * gz
-            if (max(p0, max(p1, p2)) + qpad < slabA[a, i]
-                    or min(p0, min(p1, p2)) - qpad > slabA[a, k2 + i]):
-                separated = True
-                break
-        if separated:
-            continue
-        for ja in range(sa, sa + niA[a, COUNT]):
-            fa = poA[ja]
-            p = fA[fa, 0]
-            q = fA[fa, 1]
-            r = fA[fa, 2]
-            counters[CNT_PRIM_TESTS] += 1
-            if tri_tri_overlap_xyz(vA[p, 0], vA[p, 1], vA[p, 2], vA[q, 0], vA[q, 1], vA[q, 2],
-                                   vA[r, 0], vA[r, 1], vA[r, 2], dx, dy, dz, ex, ey, ez, gx, gy, gz):
-                hit = True
-                pairs[n_pairs, 0] = fa
-                pairs[n_pairs, 1] = fb
-                n_pairs += 1
-                if first:
-                    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
-                    return hit, n_pairs
-    counters[CNT_PRIM_CYCLES] += read_cycles() - c0
-    return hit, n_pairs
-
-
-DONE = 0
-BUFFER_FULL = 1
-
-
-@njit(cache=True)
-def traverse_kdop(method, first, trace_on, R, t, dirs,
-                  nfA, niA, poA, vA, fA, slabA,
-                  nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
-                  pairs, n_pairs, trace, n_trace, stack, sp, counters, hist):
-    """Collide two k-DOP hierarchies, resumably (the protocol of ``_traverse.traverse``:
-    returns (status, sp, n_pairs, n_trace); with BUFFER_FULL grow the full buffer and call
-    again with the returned state). The per-query tables ``qf``/``qi`` come from
-    ``prepare_query``. Each tested pair realigns b afresh (never cached, as in the paper's
-    benchmarks); when both nodes are internal the one with the larger SIZE is descended."""
-    k2 = slabA.shape[1] // 2
-    while sp > 0:
-        if trace_on and n_trace >= trace.shape[0]:
-            return BUFFER_FULL, sp, n_pairs, n_trace
-        a = stack[sp - 1, 0]
-        b = stack[sp - 1, 1]
-        leaf_a = niA[a, LEFT] < 0
-        leaf_b = niB[b, LEFT] < 0
-        if leaf_a and leaf_b:
-            if n_pairs + niA[a, COUNT] * niB[b, COUNT] > pairs.shape[0]:
-                return BUFFER_FULL, sp, n_pairs, n_trace
-        sp -= 1
-        counters[CNT_BV_TESTS] += 1
-        sep = -1
-        for i in range(k2):
-            lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
-            if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
-                sep = i
-                break
-        outcome = OUT_OVERLAP
-        if sep >= 0:
-            hist[sep] += 1
-            outcome = OUT_SEPARATED
-        elif leaf_a and leaf_b:
-            counters[CNT_LEAF_PAIRS] += 1
-            hit, n_pairs = _leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs,
-                                      counters, dirs, slabA, qf[0, QF_PAD])
-            if hit:
-                outcome = OUT_LEAF_HIT
-            else:
-                outcome = OUT_LEAF_MISS
-                counters[CNT_FALSE] += 1
-        elif leaf_b or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE]):
-            stack[sp, 0] = niA[a, RIGHT]
-            stack[sp, 1] = b
-            stack[sp + 1, 0] = niA[a, LEFT]
-            stack[sp + 1, 1] = b
-            sp += 2
-        else:
-            stack[sp, 0] = a
-            stack[sp, 1] = niB[b, RIGHT]
-            stack[sp + 1, 0] = a
-            stack[sp + 1, 1] = niB[b, LEFT]
-            sp += 2
-        if sp > counters[CNT_MAX_STACK]:
-            counters[CNT_MAX_STACK] = sp
-        if trace_on:
-            trace[n_trace, 0] = a
-            trace[n_trace, 1] = b
-            trace[n_trace, 2] = outcome
-            trace[n_trace, 3] = sep
-            n_trace += 1
-        if first and outcome == OUT_LEAF_HIT:
-            break
-    return DONE, sp, n_pairs, n_trace
-
-
-@njit(cache=True)
-def query_kdop(prep, method, first, trace_on, R, t, scale_b, dirs, fvert, fstart, fslab, fsign, finv, T, TN,
-               inv_delta, nfA, niA, poA, vA, fA, slabA, nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
-               pairs, n_pairs, trace, n_trace, stack, sp, counters, hist):
-    """``prepare_query`` (when ``prep``) then ``traverse_kdop``, in one compiled call."""
-    if prep:
-        prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, T, TN, inv_delta, qf, qi)
-    return traverse_kdop(method, first, trace_on, R, t, dirs, nfA, niA, poA, vA, fA, slabA,
-                         nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
-                         pairs, n_pairs, trace, n_trace, stack, sp, counters, hist)
-
-
-@njit(cache=True)
-def traverse_kdop_batch(method, pose_a, poses_b, scale_b, dirs, fvert, fstart, fslab, fsign, finv, T, TN,
-                        inv_delta, nfA, niA, poA, vA, fA, slabA, nfB, niB, poB, vB, fB, slabB, tabB, outB,
-                        max_leaf_a, max_leaf_b, stack_cap, counters, hist):
-    """First-contact queries of B at every pose of ``poses_b`` (N, 4, 4) against A at
-    ``pose_a``; returns (N,) bool; counters and histogram are summed."""
-    n = poses_b.shape[0]
-    k2 = dirs.shape[0]
-    hits = np.zeros(n, dtype=np.bool_)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    qf = np.zeros((k2, QF_TROW + T.shape[0]))
-    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
-    pairs = np.empty((max_leaf_a * max_leaf_b, 2), dtype=np.int32)
-    trace = np.empty((1, 4), dtype=np.int32)
-    stack = np.empty((stack_cap, 2), dtype=np.int32)
-    for q in range(n):
-        _relative_transform(pose_a, poses_b[q], R, t)
-        prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, T, TN, inv_delta, qf, qi)
-        stack[0, 0] = 0
-        stack[0, 1] = 0
-        _, _, n_pairs, _ = traverse_kdop(method, True, False, R, t, dirs, nfA, niA, poA, vA, fA, slabA,
-                                         nfB, niB, poB, vB, fB, slabB, tabB, outB, qf, qi,
-                                         pairs, 0, trace, 0, stack, 1, counters, hist)
-        hits[q] = n_pairs > 0
-    return hits
-
-
 # ---- python drivers (called by cdcore.collide) -------------------------------------------
 def check_realign(realign, is_kdop: bool):
     """Validate ``realign`` for a hierarchy pair: a method name (default "table") for k-DOP
@@ -396,14 +217,22 @@ def check_realign(realign, is_kdop: bool):
     return realign
 
 
-_TABLES: dict = {}
-
-
 def _kdata(bvh, name):
     kd = getattr(bvh, "kdop", None)
     if kd is None:
         raise ValueError(f"{name}: this {bvh.bv} hierarchy carries no k-DOP node data (build it with build_bvh)")
     return kd
+
+
+def _tables(kd):
+    """The per-k constant tables (dirs, facet arrays, T, TN, inv_delta), kept on the node
+    data (computed once per hierarchy, never changed)."""
+    tabs = getattr(kd, "_query_tables", None)
+    if tabs is None:
+        ft, rt = facet_table(kd.bv), ring_table(kd.bv)
+        tabs = kd._query_tables = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, rt.T, rt.TN,
+                                   rt.inv_delta)
+    return tabs
 
 
 def _plan(bvh_b, realign):
@@ -412,11 +241,27 @@ def _plan(bvh_b, realign):
     method = REALIGN_METHODS[realign]
     if method == REALIGN_TABLE and not kd.table_valid:
         ensure_table(bvh_b)
-    tabs = _TABLES.get(kd.bv)
-    if tabs is None:
-        ft, rt = facet_table(kd.bv), ring_table(kd.bv)
-        tabs = _TABLES[kd.bv] = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, rt.T, rt.TN, rt.inv_delta)
-    return method, kd, tabs
+    return method, kd, _tables(kd)
+
+
+def kdop_query_arrays(bvh_a, bvh_b, method: int):
+    """The k-DOP arguments of ``_core.collide_kdop_entry``/``batch_entry``: (slabs of A, slabs,
+    table rows and outer rings of B, B's padding scale, the per-k tables)."""
+    kd_a = _kdata(bvh_a, "bvh_a")
+    kd_b = _kdata(bvh_b, "bvh_b")
+    if method == REALIGN_TABLE and not kd_b.table_valid:
+        ensure_table(bvh_b)
+    return (kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, kd_b.scale) + _tables(kd_b)
+
+
+# placeholders of the same types for queries on other bounding volumes (never written)
+_NO_KDOP = (np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 3)), np.zeros((1, 2), dtype=np.int32), 0.0,
+            np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(2, dtype=np.int64), np.zeros((1, 3), dtype=np.int64),
+            np.zeros((1, 3)), np.zeros((1, 3, 3)), np.zeros((2, 2)), np.zeros(2), 1.0)
+
+
+def no_kdop_arrays():
+    return _NO_KDOP
 
 
 def new_query_tables(k2: int, n_rings: int):
@@ -430,53 +275,3 @@ def prepare(bvh_b, realign, R, t):
     prepare_query(method, tabs[0], np.ascontiguousarray(R, dtype=np.float64),
                   np.ascontiguousarray(t, dtype=np.float64), kd.scale, *tabs[1:], qf, qi)
     return method, qf, qi
-
-
-def run_kdop_traversal(bvh_a, bvh_b, realign, R, t, first: bool, trace: bool):
-    """Drive ``query_kdop``, growing buffers as needed. Returns (pairs (k, 2) int32
-    unsorted, trace rows (k, 4) int32 or None, counters, hist, t_total)."""
-    kd_a = _kdata(bvh_a, "bvh_a")
-    t0 = time.perf_counter()
-    method, kd_b, tabs = _plan(bvh_b, realign)
-    qf, qi = new_query_tables(len(kd_b.dirs), tabs[6].shape[0])
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    hist = np.zeros(N_HIST, dtype=np.int64)
-    la, lb = bvh_a.leaf_size, bvh_b.leaf_size
-    pairs = np.empty((max(64, la * lb), 2), dtype=np.int32)
-    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
-    stack = np.empty((bvh_a.height + bvh_b.height + 2, 2), dtype=np.int32)
-    stack[0] = 0
-    sp, n_pairs, n_trace = 1, 0, 0
-    ma, mb = bvh_a.mesh, bvh_b.mesh
-    prep = True
-    while True:
-        status, sp, n_pairs, n_trace = query_kdop(
-            prep, method, first, trace, R, t, kd_b.scale, *tabs,
-            bvh_a.nodes_f, bvh_a.nodes_i, bvh_a.prim_order, ma.vertices, ma.faces, kd_a.slabs,
-            bvh_b.nodes_f, bvh_b.nodes_i, bvh_b.prim_order, mb.vertices, mb.faces, kd_b.slabs, kd_b.tab,
-            kd_b.outer, qf, qi, pairs, n_pairs, tr, n_trace, stack, sp, counters, hist)
-        if status == DONE:
-            break
-        prep = False
-        if n_pairs + la * lb > len(pairs):
-            pairs = np.concatenate([pairs, np.empty_like(pairs)])
-        if trace and n_trace >= len(tr):
-            tr = np.concatenate([tr, np.empty_like(tr)])
-    t_total = time.perf_counter() - t0
-    return pairs[:n_pairs], (tr[:n_trace] if trace else None), counters, hist, t_total
-
-
-def run_kdop_batch(bvh_a, bvh_b, realign, pose_a, poses_b):
-    """``traverse_kdop_batch`` over validated poses. Returns (hits, counters, hist, t_total)."""
-    kd_a = _kdata(bvh_a, "bvh_a")
-    method, kd_b, tabs = _plan(bvh_b, realign)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    hist = np.zeros(N_HIST, dtype=np.int64)
-    t0 = time.perf_counter()
-    hits = traverse_kdop_batch(method, pose_a, poses_b, kd_b.scale, *tabs,
-                               bvh_a.nodes_f, bvh_a.nodes_i, bvh_a.prim_order, bvh_a.mesh.vertices,
-                               bvh_a.mesh.faces, kd_a.slabs,
-                               bvh_b.nodes_f, bvh_b.nodes_i, bvh_b.prim_order, bvh_b.mesh.vertices,
-                               bvh_b.mesh.faces, kd_b.slabs, kd_b.tab, kd_b.outer,
-                               bvh_a.leaf_size, bvh_b.leaf_size, bvh_a.height + bvh_b.height + 2, counters, hist)
-    return hits, counters, hist, time.perf_counter() - t0

@@ -63,3 +63,32 @@ OUT_SEPARATED = 0
 OUT_OVERLAP = 1
 OUT_LEAF_HIT = 2
 OUT_LEAF_MISS = 3
+
+# ---- the traversal core's shared protocol (cdcore._core; distance uses the same slots) ----
+# counters: one int64 array per query, N_COUNTERS counters then the exit-axis histogram
+CNT_BV_TESTS = 0  # node pairs tested (distance: bounds evaluated)
+CNT_PRIM_TESTS = 1  # exact triangle tests (distance: triangle distances)
+CNT_LEAF_PAIRS = 2  # leaf pairs whose volumes overlapped: exact queries
+CNT_FALSE = 3  # of those, how many found no contact: false alarms (distance: no gain)
+CNT_PRIM_CYCLES = 4  # cycle-counter ticks spent in primitive tests
+CNT_MAX_STACK = 5  # deepest stack (distance: largest queue)
+N_COUNTERS = 6
+# histogram slots: box axes 0..15 (above), k-DOP slab ids 0..k/2-1 (k/2 <= 13)
+N_HIST = N_AXES
+N_STATS = N_COUNTERS + N_HIST
+
+# resumable kernels' status
+DONE = 0
+BUFFER_FULL = 1  # an output buffer is full: grow it and resume with the returned state
+
+# collision trace rows (int32): node of A, node of B, outcome, separating axis (-1: none),
+# the side descended after an overlap (SPLIT_A / SPLIT_B, -1 for separated and leaf pairs)
+TR_A = 0
+TR_B = 1
+TR_OUTCOME = 2
+TR_AXIS = 3
+TR_SPLIT = 4
+TRACE_COLS = 5
+SPLIT_NONE = -1
+SPLIT_A = 0
+SPLIT_B = 1

@@ -4,8 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout as L
-from ._build import build_tree, refit_tree
+from ._build import build_into, refit_tree
 from ._kdop import build_kdop_arrays, refit_kdop
+from ._pack import finish_header, new_pack, pack_arrays, views
 from .bv import BV_TYPES
 from .bv.obb import triangle_moments
 from .mesh import Mesh
@@ -54,13 +55,20 @@ class BVH:
         self.bv = bv
         self.kind = BV_TYPES[bv].kind
         self.leaf_size = leaf_size
-        self.nodes_f = nodes_f
-        self.nodes_i = nodes_i
-        self.prim_order = prim_order
+        self._set_arrays(nodes_f, nodes_i, prim_order, depth, kdop)
+
+    def _set_arrays(self, nodes_f, nodes_i, prim_order, depth, kdop):
+        # the packed copy is what the query kernels read (cdcore._pack); the public arrays
+        # are views into it, so a refit updates both at once
+        self._set_pack(*pack_arrays(self.kind, nodes_f, nodes_i, prim_order, self.mesh.vertices,
+                                    self.mesh.faces), depth, kdop)
+
+    def _set_pack(self, F, I, depth, kdop):
+        self._F, self._I = F, I
+        self.nodes_f, self.nodes_i, self.prim_order, self._v, _ = views(F, I)
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
-        self._view = None
 
     # ---- construction -------------------------------------------------------------
     @classmethod
@@ -73,8 +81,37 @@ class BVH:
             raise TypeError(f"leaf_size: expected an int, got {type(leaf_size).__name__}")
         if leaf_size < 1:
             raise ValueError(f"leaf_size: must be >= 1, got {leaf_size}")
-        nodes_f, nodes_i, order, depth, kdop = _build_arrays(mesh, bv, int(leaf_size))
-        return cls(mesh, bv, int(leaf_size), nodes_f, nodes_i, order, depth, kdop)
+        self = cls.__new__(cls)
+        self.mesh, self.bv, self.kind, self.leaf_size = mesh, bv, BV_TYPES[bv].kind, int(leaf_size)
+        self._build()
+        return self
+
+    def _build(self) -> None:
+        """Build top-down straight into a new pack (no copy of the finished tree)."""
+        mesh, kind = self.mesh, self.kind
+        if kind in L.KDOP_KINDS:
+            self._set_arrays(*build_kdop_arrays(self.bv, mesh.vertices, mesh.faces, self.leaf_size,
+                                                _pad(mesh.vertices)))
+            return
+        m = mesh.n_faces
+        cap = 2 * m - 1
+        F, I = new_pack(kind, cap, mesh.n_vertices, m)
+        nf, ni, po, v, f = views(F, I)
+        v[:] = mesh.vertices
+        f[:] = mesh.faces
+        if kind == L.KIND_AABB:
+            m1 = m2 = p1 = p2 = np.zeros((1, 6))
+            area = np.zeros(1)
+        else:
+            m1, m2, p1, p2, area = triangle_moments(v, f)
+        depth = np.empty(cap, dtype=np.int32)
+        n = build_into(kind, v, f, self.leaf_size, _pad(v), m1, m2, p1, p2, area, nf, ni, po, depth)
+        if n < cap:  # leaves of several triangles: fewer nodes than the bound
+            F, I = pack_arrays(kind, nf[:n], ni[:n], po, v, f)
+            depth = depth[:n].copy()
+        else:
+            finish_header(I)
+        self._set_pack(F, I, depth, None)
 
     def refit(self, vertices) -> None:
         """Refit all volumes to new vertex positions, keeping the topology (one reverse
@@ -83,7 +120,7 @@ class BVH:
         vertices : (n, 3) float64, same count as the mesh's.
         """
         self.mesh = self.mesh.with_vertices(vertices)
-        self._view = None
+        self._v[:] = self.mesh.vertices
         if self.kdop is not None:
             refit_kdop(self, _pad(self.mesh.vertices))
             return
@@ -94,18 +131,7 @@ class BVH:
         """Build the hierarchy anew (optionally for new vertex positions)."""
         if vertices is not None:
             self.mesh = self.mesh.with_vertices(vertices)
-        self.nodes_f, self.nodes_i, self.prim_order, self.depth, self.kdop = _build_arrays(
-            self.mesh, self.bv, self.leaf_size)
-        self._height = int(self.depth.max())
-        self._view = None
-
-    def view(self):
-        """The arrays the traversal kernels take (cached until the next refit/rebuild)."""
-        if self._view is None:
-            from .collide import TreeView
-            self._view = TreeView(self.kind, self.nodes_f, self.nodes_i, self.prim_order, self.mesh.vertices,
-                                  self.mesh.faces, self.leaf_size, self._height)
-        return self._view
+        self._build()
 
     # ---- inspection ---------------------------------------------------------------
     @property
@@ -165,19 +191,6 @@ class BVH:
     def __repr__(self) -> str:
         return (f"BVH(bv={self.bv!r}, triangles={self.mesh.n_faces}, nodes={self.n_nodes}, "
                 f"height={self.height}, leaf_size={self.leaf_size})")
-
-
-def _build_arrays(mesh: Mesh, bv: str, leaf_size: int):
-    v, f = mesh.vertices, mesh.faces
-    kind = BV_TYPES[bv].kind
-    if kind in L.KDOP_KINDS:
-        return build_kdop_arrays(bv, v, f, leaf_size, _pad(v))
-    if kind == L.KIND_AABB:
-        m1 = m2 = p1 = p2 = np.zeros((1, 6))
-        area = np.zeros(1)
-    else:
-        m1, m2, p1, p2, area = triangle_moments(v, f)
-    return build_tree(kind, v, f, leaf_size, _pad(v), m1, m2, p1, p2, area) + (None,)
 
 
 def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:

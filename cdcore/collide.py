@@ -1,27 +1,42 @@
-"""Collision queries between two hierarchies: the typed public API over ``_traverse``."""
+"""Collision queries between two hierarchies: the typed public API over ``_core``.
+
+Each query is one compiled call (``_core.collide_entry``): the poses are checked, the
+relative transform computed, the hierarchies traversed and the pairs sorted inside it.
+"""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 from enum import IntEnum
+from functools import cached_property
 
 import numpy as np
 
 from . import _layout as L
+from ._core import POSE_A_BAD, POSE_B_BAD, batch_entry, collide_entry, collide_kdop_entry
 from ._cycles import seconds_per_cycle
-from ._overlap import (PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5, SAT6_AXES, SAT15_AXES,
-                       SPHERE5_AXES)
-from ._kdop_traverse import check_realign, run_kdop_batch, run_kdop_traversal
-from ._traverse import DONE, N_COUNTERS, traverse, traverse_batch
+from ._kdop_traverse import REALIGN_METHODS, REALIGN_TABLE, check_realign, kdop_query_arrays, no_kdop_arrays
+from ._overlap import PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5
 from .bv import BV_TYPES
 from .bvh import BVH
-from .transforms import as_pose, as_poses, relative_transform
+from .transforms import _POSE_PROBLEMS, as_pose, as_poses
 
 TESTS = ("sat15", "sat6", "sphere", "sphere5", "sphere15", "slab")  # "slab": k-DOPs (cdcore.bv.kdop)
 
 AXIS_NAMES = (
     ["a0 (A long)", "a1 (A mid)", "a2 (A short)", "b0 (B long)", "b1 (B mid)", "b2 (B short)"]
     + [f"a{i} x b{j}" for i in range(3) for j in range(3)] + ["sphere"])
+
+# test name -> (test code, axis program) for the node-pair test of ``_core.pair_separation``
+TEST_CODES = {
+    "sat15": (L.TEST_SAT15, PROGRAM_SAT15),
+    "sat6": (L.TEST_SAT6, PROGRAM_SAT6),
+    "sphere": (L.TEST_SPHERE, PROGRAM_SAT6),
+    "sphere5": (L.TEST_SPHERE5, PROGRAM_SPHERE5),
+    "sphere15": (L.TEST_SPHERE15, PROGRAM_SAT15),
+    "slab": (L.TEST_SLAB, 0),
+}
 
 
 class Outcome(IntEnum):
@@ -39,7 +54,7 @@ class CollisionStats:
     ``t_bv`` is the traversal time outside primitive tests (BV tests and bookkeeping,
     van den Bergen's T_b); ``t_prim`` the time in exact triangle tests (T_p).
     ``axis_hist`` (16,) counts rejected node pairs by the axis that separated them
-    (ids in ``AXIS_NAMES``; 15 is the sphere test).
+    (ids in ``AXIS_NAMES``; 15 is the sphere test; k-DOP trees: A's slab ids).
     """
     bv_tests: int = 0
     prim_tests: int = 0
@@ -49,6 +64,13 @@ class CollisionStats:
     t_total: float = 0.0
     prim_cycles: int = 0  # cycle-counter ticks inside exact triangle tests
     axis_hist: np.ndarray = field(default_factory=lambda: np.zeros(L.N_AXES, dtype=np.int64))
+
+    @classmethod
+    def from_counts(cls, counts: np.ndarray, t_total: float) -> "CollisionStats":
+        """From a kernel's counter array (``_layout``: N_COUNTERS counters, then the histogram)."""
+        c = counts[:L.N_COUNTERS].tolist()
+        return cls(c[L.CNT_BV_TESTS], c[L.CNT_PRIM_TESTS], c[L.CNT_LEAF_PAIRS], c[L.CNT_FALSE],
+                   c[L.CNT_MAX_STACK], t_total, c[L.CNT_PRIM_CYCLES], counts[L.N_COUNTERS:].copy())
 
     @property
     def t_prim(self) -> float:
@@ -65,24 +87,39 @@ class CollisionStats:
 
 @dataclass
 class Trace:
-    """Every tested node pair in traversal order. All arrays (k,) int32."""
+    """Every tested node pair in traversal order. All arrays (k,) int32. ``split``: which
+    node the kernel descended after an overlap (0: A's, 1: B's, -1: none), so that the
+    pending pairs can be replayed without re-implementing the descend rule."""
     node_a: np.ndarray
     node_b: np.ndarray
     outcome: np.ndarray  # Outcome values
     axis: np.ndarray  # separating axis id for SEPARATED rows, else -1
+    split: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.node_a)
+
+    @classmethod
+    def from_rows(cls, rows: np.ndarray) -> "Trace":
+        """From the kernel's (k, TRACE_COLS) rows."""
+        return cls(*(np.ascontiguousarray(rows[:, c]) for c in range(L.TRACE_COLS)))
 
 
 @dataclass
 class CollisionResult:
     """``hit``: any intersecting triangle pair; ``pairs`` (k, 2) int32 (triangle of A,
-    triangle of B), sorted, all of them for ``contacts="all"``, one for ``"first"``."""
+    triangle of B), sorted, all of them for ``contacts="all"``, one for ``"first"``;
+    ``counts`` (N_STATS,) int64 the kernel's raw counters (``stats`` reads them);
+    ``t_total`` seconds in the compiled query."""
     hit: bool
     pairs: np.ndarray
-    stats: CollisionStats
+    counts: np.ndarray
+    t_total: float = 0.0
     trace: Trace | None = None
+
+    @cached_property
+    def stats(self) -> CollisionStats:
+        return CollisionStats.from_counts(self.counts, self.t_total)
 
 
 @dataclass
@@ -92,7 +129,46 @@ class BatchResult:
     stats: CollisionStats
 
 
+@dataclass(frozen=True)
+class _Plan:
+    kdop: bool
+    kind: int
+    test: int
+    program: int
+    method: int  # k-DOP realignment method (REALIGN_*), 0 otherwise
+
+
+def _make_plans() -> dict:
+    """Every valid (bv, test, realign) of a query -> its plan. Built once at import and never
+    changed (a read-only lookup: one dict access validates the options of a query)."""
+    plans = {}
+    for bv, t in BV_TYPES.items():
+        kdop = t.kind in L.KDOP_KINDS
+        for test in (None,) + tuple(t.tests):
+            name = test or t.tests[0]
+            code, program = TEST_CODES[name]
+            for realign in ((None,) + tuple(REALIGN_METHODS)) if kdop else (None,):
+                method = REALIGN_METHODS[check_realign(realign, True)] if kdop else 0
+                plans[(bv, test, realign)] = _Plan(kdop, t.kind, code, program, method)
+    return plans
+
+
+_PLANS = _make_plans()
+
+
+def _plan(bvh_a, bvh_b, test, realign) -> _Plan:
+    if type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv:
+        try:
+            return _PLANS[(bvh_a.bv, test, realign)]
+        except (KeyError, TypeError):  # TypeError: an unhashable option
+            pass
+    _check_pair(bvh_a, bvh_b, test)
+    check_realign(realign, bvh_a.kind in L.KDOP_KINDS)
+    raise ValueError(f"invalid options test={test!r}, realign={realign!r} for bv={bvh_a.bv!r}")
+
+
 def _check_pair(bvh_a, bvh_b, test):
+    """Validate two hierarchies and a test name; returns the test (the type's default for None)."""
     for name, b in (("bvh_a", bvh_a), ("bvh_b", bvh_b)):
         if not isinstance(b, BVH):
             raise TypeError(f"{name}: expected cdcore.BVH, got {type(b).__name__}")
@@ -107,74 +183,24 @@ def _check_pair(bvh_a, bvh_b, test):
     return test
 
 
-def test_plan(test):
-    """(axis program, axis ids, use_sphere, use_box) for a test name."""
-    return {
-        "sat15": (PROGRAM_SAT15, SAT15_AXES, False, True),
-        "sat6": (PROGRAM_SAT6, SAT6_AXES, False, True),
-        "sphere": (PROGRAM_SAT6, SAT6_AXES, True, False),
-        "sphere5": (PROGRAM_SPHERE5, SPHERE5_AXES, True, True),
-        "sphere15": (PROGRAM_SAT15, SAT15_AXES, True, True),
-    }[test]
+_EYE = np.eye(4)  # the identity pose of ``None`` (never written)
+_F8 = np.dtype(np.float64)
 
 
-def _stats(counters, hist, t_total) -> CollisionStats:
-    c = counters.tolist()
-    return CollisionStats(c[0], c[1], c[2], c[3], c[5], t_total, c[4], hist)
+def pose_arg(pose, name):
+    """A pose ready for a kernel: float64 C-contiguous (4, 4) arrays pass as they are (the
+    kernel checks them: ``_core.pose_status``), others are converted and checked here."""
+    if pose is None:
+        return _EYE
+    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.c_contiguous:
+        return pose
+    return as_pose(pose, name)
 
 
-@dataclass
-class TreeView:
-    """The arrays one side of a traversal needs (a mesh BVH, or an articulation
-    hierarchy whose primitives are links)."""
-    kind: int
-    nodes_f: np.ndarray
-    nodes_i: np.ndarray
-    prim_order: np.ndarray
-    vertices: np.ndarray
-    faces: np.ndarray
-    leaf_size: int
-    height: int
-
-    @classmethod
-    def of(cls, bvh: BVH) -> "TreeView":
-        return bvh.view()
-
-
-def run_traversal(a: TreeView, b: TreeView, test: str, R, t, first: bool, trace: bool,
-                  exact_leaves: bool = True):
-    """Drive the resumable ``traverse`` kernel, growing its buffers as needed.
-    Returns (pairs (k, 2) int32 unsorted, Trace or None, CollisionStats)."""
-    program, axes, use_sphere, use_box = test_plan(test)
-    acc = np.zeros(N_COUNTERS + L.N_AXES, dtype=np.int64)
-    counters, hist = acc[:N_COUNTERS], acc[N_COUNTERS:]
-    # per-call buffers: callers on other threads must never share them
-    pairs = np.empty((max(64, a.leaf_size * b.leaf_size), 2), dtype=np.int32)
-    tr = np.empty((4096 if trace else 1, 4), dtype=np.int32)
-    stack = np.empty((a.height + b.height + 2, 2), dtype=np.int32)
-    stack[0] = 0
-    sp, n_pairs, n_trace = 1, 0, 0
-    t0 = time.perf_counter()
-    while True:
-        status, sp, n_pairs, n_trace = traverse(
-            a.kind, program, axes, use_sphere, use_box, first, trace, exact_leaves, R, t,
-            a.nodes_f, a.nodes_i, a.prim_order, a.vertices, a.faces,
-            b.nodes_f, b.nodes_i, b.prim_order, b.vertices, b.faces,
-            pairs, n_pairs, tr, n_trace, stack, sp, counters, hist)
-        if status == DONE:
-            break
-        # a buffer is full: double it and resume where the traversal stopped
-        if n_pairs + a.leaf_size * b.leaf_size > len(pairs):
-            pairs = np.concatenate([pairs, np.empty_like(pairs)])
-        if trace and n_trace >= len(tr):
-            tr = np.concatenate([tr, np.empty_like(tr)])
-    t_total = time.perf_counter() - t0
-    trace_obj = None
-    if trace:
-        rows = tr[:n_trace]
-        trace_obj = Trace(rows[:, 0].copy(), rows[:, 1].copy(), rows[:, 2].copy(), rows[:, 3].copy())
-    return pairs[:n_pairs].copy(), trace_obj, _stats(counters, hist.copy(), t_total)
-
+def raise_pose_status(status: int, name_a="pose_a", name_b="pose_b"):
+    if status >= POSE_B_BAD:
+        raise ValueError(f"{name_b}: {_POSE_PROBLEMS[status - POSE_B_BAD]}")
+    raise ValueError(f"{name_a}: {_POSE_PROBLEMS[status - POSE_A_BAD]}")
 
 
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
@@ -200,30 +226,53 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
         test is "slab" and trace/histogram axis ids are A's slab directions
         (``cdcore.bv.kdop.KDOP_AXIS_NAMES``).
+
+    Thread safety: any number of threads may query the same hierarchies at once; a
+    hierarchy must not be refitted or rebuilt while another thread queries it.
     """
-    test = _check_pair(bvh_a, bvh_b, test)
-    realign = check_realign(realign, bvh_a.kind in L.KDOP_KINDS)
-    if contacts not in ("all", "first"):
-        raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
-    pa, pb = as_pose(pose_a, "pose_a"), as_pose(pose_b, "pose_b")
-    R, t = relative_transform(pa, pb)
-    if realign is not None:
-        out, rows, counters, hist, t_total = run_kdop_traversal(bvh_a, bvh_b, realign, R, t,
-                                                                contacts == "first", bool(trace))
-        trace_obj = None if rows is None else Trace(*(rows[:, c].copy() for c in range(4)))
-        stats = _stats(counters, hist, t_total)
+    plan = _plan(bvh_a, bvh_b, test, realign)
+    if contacts == "all":
+        first = False
+    elif contacts == "first":
+        first = True
     else:
-        out, trace_obj, stats = run_traversal(TreeView.of(bvh_a), TreeView.of(bvh_b), test, R, t,
-                                              contacts == "first", bool(trace))
-    if len(out) > 1:
-        out = out[np.lexsort((out[:, 1], out[:, 0]))]
-    return CollisionResult(bool(len(out) > 0), np.ascontiguousarray(out), stats, trace_obj)
+        raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
+    pa = pose_arg(pose_a, "pose_a")
+    pb = pose_arg(pose_b, "pose_b")
+    trace = bool(trace)
+    t0 = time.perf_counter()
+    if plan.kdop:
+        st, pairs, rows, counts = collide_kdop_entry(
+            bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.method, first, trace,
+            *kdop_query_arrays(bvh_a, bvh_b, plan.method))
+    else:
+        st, pairs, rows, counts = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind,
+                                                plan.test, plan.program, first, trace)
+    t_total = time.perf_counter() - t0
+    if st:
+        raise_pose_status(st)
+    return CollisionResult(len(pairs) > 0, pairs, counts, t_total, Trace.from_rows(rows) if trace else None)
+
+
+# Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB
+# threading layers but abort with numba's fallback "workqueue" layer: batches take turns.
+# (A lock, not state: it guards no data.)
+_PARALLEL = threading.Lock()
+_MIN_PARALLEL = 64  # fewer poses run in one chunk: thread start-up would dominate
+
+
+def n_chunks(n: int, parallel: bool) -> int:
+    """Chunks of a parallel batch of n items: a few per thread, for load balance."""
+    if not parallel or n < _MIN_PARALLEL:
+        return 1
+    import numba
+    return int(min(n, 4 * numba.get_num_threads()))
 
 
 def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None = None,
-                  realign: str | None = None) -> BatchResult:
+                  realign: str | None = None, parallel: bool = True) -> BatchResult:
     """First-contact queries for N placements of B in one compiled call (the van den
-    Bergen benchmark: many random placements).
+    Bergen benchmark: many random placements), spread over numba's threads.
 
     Parameters
     ----------
@@ -233,21 +282,22 @@ def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None
         Placement of A (identity by default).
     realign : {"table", "all", "major"}, optional
         As for ``collide`` (k-DOP hierarchies only).
+    parallel : bool
+        Use all of numba's threads (``numba.set_num_threads``); the hits are identical to
+        a serial run, the counters too (``max_stack`` is the maximum over chunks).
     """
-    test = _check_pair(bvh_a, bvh_b, test)
-    realign = check_realign(realign, bvh_a.kind in L.KDOP_KINDS)
+    plan = _plan(bvh_a, bvh_b, test, realign)
     pa = as_pose(pose_a, "pose_a")
     pbs = as_poses(poses_b, "poses_b")
-    if realign is not None:
-        hits, counters, hist, t_total = run_kdop_batch(bvh_a, bvh_b, realign, pa, pbs)
-        return BatchResult(hits, _stats(counters, hist, t_total))
-    program, axes, use_sphere, use_box = test_plan(test)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    hist = np.zeros(L.N_AXES, dtype=np.int64)
-    a, b = bvh_a, bvh_b
+    axes = np.zeros(1, dtype=np.int64)
+    kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else no_kdop_arrays()
+    chunks = n_chunks(len(pbs), parallel)
     t0 = time.perf_counter()
-    hits = traverse_batch(a.kind, program, axes, use_sphere, use_box, pa, pbs,
-                          a.nodes_f, a.nodes_i, a.prim_order, a.mesh.vertices, a.mesh.faces,
-                          b.nodes_f, b.nodes_i, b.prim_order, b.mesh.vertices, b.mesh.faces,
-                          a.leaf_size, b.leaf_size, a.height + b.height + 2, counters, hist)
-    return BatchResult(hits, _stats(counters, hist, time.perf_counter() - t0))
+    with _PARALLEL:
+        hits, counts = batch_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, plan.kind, plan.test,
+                                   plan.program, axes, plan.method, *kd, chunks)
+    return BatchResult(hits, CollisionStats.from_counts(counts, time.perf_counter() - t0))
+
+
+__all__ = ["AXIS_NAMES", "TESTS", "TEST_CODES", "Outcome", "CollisionStats", "Trace", "CollisionResult",
+           "BatchResult", "collide", "collide_batch", "REALIGN_TABLE"]

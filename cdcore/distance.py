@@ -37,12 +37,12 @@ from enum import IntEnum
 import numpy as np
 
 from ._distance import (EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS, SUPPORTED_KINDS,
-                        distance_query, distance_query_kdop)
-from ._kdop_traverse import check_realign, prepare
+                        distance_batch_entry, distance_entry, distance_kdop_entry)
+from ._kdop_traverse import REALIGN_METHODS, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._layout import KDOP_KINDS, KIND_AABB
 from .bvh import BVH
-from .collide import AXIS_NAMES, CollisionStats, _check_pair
-from .transforms import as_pose, relative_transform
+from .collide import _PARALLEL, AXIS_NAMES, CollisionStats, _check_pair, n_chunks, pose_arg, raise_pose_status
+from .transforms import as_pose, as_poses
 
 # names of the bound sources in traces and ``stats.axis_hist`` (k-DOP trees: ids 0..k/2-1
 # are A's slab directions, ``bv.kdop.KDOP_AXIS_NAMES``)
@@ -50,7 +50,6 @@ BOUND_NAMES = tuple(AXIS_NAMES) + ("centre line", "triangle plane A", "triangle 
                                    "box in B's axes")
 assert len(BOUND_NAMES) == N_BOUND_IDS
 
-_EYE = np.eye(4)  # pose None (private: never written)
 
 
 class Event(IntEnum):
@@ -151,36 +150,37 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     bounding-volume types, bad poses), ``ValueError`` for negative or non-finite errors,
     an unknown ``order`` or a ``realign`` given for non-k-DOP trees.
     """
-    _check_pair(bvh_a, bvh_b, None)
+    if not (type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv):
+        _check_pair(bvh_a, bvh_b, None)
     if bvh_a.kind not in SUPPORTED_KINDS:
         raise NotImplementedError(f"distance: no lower bound for bv={bvh_a.bv!r} yet")
     if order is None:
-        order = "best" if bvh_a.kind == KIND_AABB else "depth"
-    elif order not in ("depth", "best"):
+        depth_first = bvh_a.kind != KIND_AABB
+    elif order in ("depth", "best"):
+        depth_first = order == "depth"
+    else:
         raise ValueError(f"order: expected 'depth' or 'best', got {order!r}")
     is_kdop = bvh_a.kind in KDOP_KINDS
-    realign = check_realign(realign, is_kdop)
+    if realign is not None or is_kdop:
+        realign = check_realign(realign, is_kdop)
     abs_err = _check_err(abs_err, "abs_err")
     rel_err = _check_err(rel_err, "rel_err")
-    pa = _EYE if pose_a is None else as_pose(pose_a, "pose_a")
-    pb = _EYE if pose_b is None else as_pose(pose_b, "pose_b")
+    pa = pose_arg(pose_a, "pose_a")
+    pb = pose_arg(pose_b, "pose_b")
     a, b = bvh_a, bvh_b
-    ma, mb = a.mesh, b.mesh
+    trace = bool(trace)
     t0 = time.perf_counter()
     if is_kdop:
-        method, qf, qi = prepare(b, realign, *relative_transform(pa, pb))
-        kd_a, kd_b = a.kdop, b.kdop
-        out, hist, tr_i, tr_f, n_trace = distance_query_kdop(
-            a.kind, order == "depth", pa, pb, abs_err, rel_err, bool(trace),
-            a.nodes_f, a.nodes_i, a.prim_order, ma.vertices, ma.faces,
-            b.nodes_f, b.nodes_i, b.prim_order, mb.vertices, mb.faces,
-            method, kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, qf, qi)
+        method = REALIGN_METHODS[realign]
+        st, out, hist, tr_i, tr_f, n_trace = distance_kdop_entry(
+            a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err, rel_err, trace, method,
+            *kdop_query_arrays(a, b, method))
     else:
-        out, hist, tr_i, tr_f, n_trace = distance_query(
-            a.kind, order == "depth", pa, pb, abs_err, rel_err, bool(trace),
-            a.nodes_f, a.nodes_i, a.prim_order, ma.vertices, ma.faces,
-            b.nodes_f, b.nodes_i, b.prim_order, mb.vertices, mb.faces)
+        st, out, hist, tr_i, tr_f, n_trace = distance_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first,
+                                                            abs_err, rel_err, trace)
     t_total = time.perf_counter() - t0
+    if st:
+        raise_pose_status(st)
     # the counters in the collision kernel's slots: bv, prim, leaf pairs, no gain, cycles, queue
     stats = CollisionStats(out[9], out[10], out[11], out[12], out[14], t_total, out[13], hist)
     trace_obj = None
@@ -189,3 +189,45 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
         trace_obj = DistanceTrace(tr_i[:, 0].copy(), tr_i[:, 1].copy(), tr_i[:, 2].copy(), tr_i[:, 3].copy(),
                                   tr_f[:, 0].copy(), tr_f[:, 1].copy())
     return DistanceResult(out[0], (out[7], out[8]), np.array(out[1:7]).reshape(2, 3), stats, trace_obj)
+
+
+@dataclass
+class DistanceBatchResult:
+    """``distances`` (N,), ``pairs`` (N, 2) int32 (triangle of A, of B), ``points`` (N, 2, 3)
+    world closest points, one row per placement; ``stats`` summed over all queries."""
+    distances: np.ndarray
+    pairs: np.ndarray
+    points: np.ndarray
+    stats: CollisionStats
+
+
+def distance_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, abs_err: float = 0.0, rel_err: float = 0.0,
+                   order: str | None = None, realign: str | None = None, parallel: bool = True
+                   ) -> DistanceBatchResult:
+    """``distance`` for N placements of B (``poses_b`` (N, 4, 4)) in one compiled call, spread
+    over numba's threads (results identical to N single queries). Parameters as for
+    ``distance``; ``parallel=False`` runs one thread."""
+    if not (type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv):
+        _check_pair(bvh_a, bvh_b, None)
+    if order is None:
+        depth_first = bvh_a.kind != KIND_AABB
+    elif order in ("depth", "best"):
+        depth_first = order == "depth"
+    else:
+        raise ValueError(f"order: expected 'depth' or 'best', got {order!r}")
+    is_kdop = bvh_a.kind in KDOP_KINDS
+    realign = check_realign(realign, is_kdop)
+    abs_err = _check_err(abs_err, "abs_err")
+    rel_err = _check_err(rel_err, "rel_err")
+    pa = as_pose(pose_a, "pose_a")
+    pbs = as_poses(poses_b, "poses_b")
+    method = REALIGN_METHODS[realign] if is_kdop else 0
+    kd = kdop_query_arrays(bvh_a, bvh_b, method) if is_kdop else no_kdop_arrays()
+    t0 = time.perf_counter()
+    with _PARALLEL:
+        dist, tris, pts, counters, hist = distance_batch_entry(
+            bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, depth_first, abs_err, rel_err, is_kdop, method, *kd,
+            n_chunks(len(pbs), parallel))
+    c = counters.tolist()
+    stats = CollisionStats(c[0], c[1], c[2], c[3], c[5], time.perf_counter() - t0, c[4], hist)
+    return DistanceBatchResult(dist, tris, pts, stats)

@@ -6,7 +6,7 @@ import pytest
 
 import cdcore
 from cdcore import _layout as L
-from cdcore import _kdop_traverse, _traverse, build_bvh
+from cdcore import build_bvh
 from cdcore.bv.kdop import KDOP_DIRS, N_RINGS, check_kdop, ring_table, signed_dirs
 from cdcore.transforms import random_rotations
 
@@ -199,9 +199,15 @@ def test_checker_detects_broken_kdop_data(bv):
     assert not b.kdop.table_valid and b.check() == []
 
 
-def test_counter_slots_match_traverse():
+def test_counter_slots_are_defined_once():
+    """The traversal protocol (counter slots, status codes) lives in ``_layout`` only: every
+    kernel module imports it instead of redefining it."""
+    import pathlib
+    import re
+    root = pathlib.Path(cdcore.__file__).parent
     for name in ("CNT_BV_TESTS", "CNT_PRIM_TESTS", "CNT_LEAF_PAIRS", "CNT_FALSE", "CNT_PRIM_CYCLES",
                  "CNT_MAX_STACK", "N_COUNTERS", "DONE", "BUFFER_FULL"):
-        assert getattr(_kdop_traverse, name) == getattr(_traverse, name), name
+        defs = [p.name for p in root.rglob("*.py") if re.search(rf"^{name} = ", p.read_text(), re.M)]
+        assert defs == ["_layout.py"], (name, defs)
     assert set(L.KDOP_KINDS) == {cdcore.BV_TYPES[bv].kind for bv in KDOPS}
     assert all(cdcore.BV_TYPES[bv].tests == ("slab",) for bv in KDOPS)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cdcore import _layout as L
+from cdcore import layout as L
 from cdcore import build_bvh, collide
 from cdcore._tritri_ref import tri_tri_overlap_numpy
 from cdcore.articulated import METHOD_LABELS, BodyHierarchy

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from cdcore import BV_TYPES, collide, load_mesh
-from cdcore import _layout as L
+from cdcore import layout as L
 from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
 from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
 

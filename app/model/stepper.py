@@ -1,8 +1,9 @@
 """Stepping through one traversal node pair by node pair.
 
-The trace lists every tested pair in order; the stack of pending pairs is rebuilt by
-replaying cdcore's descend rule (split B when A is a leaf or smaller, else A; push right
-then left), and every replayed pop is checked against the trace.
+The trace lists every tested pair in order and, for each overlap, which node the kernel
+descended (``Trace.split``); the stack of pending pairs is rebuilt by replaying those
+descents (the kernel pushes right, then left), and every replayed pop is checked against
+the trace. The descend rule itself lives only in cdcore's traversal core.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cdcore import AXIS_NAMES
-from cdcore import _layout as L
+from cdcore import layout as L
 from cdcore.collide import Outcome
 
 from .trees import Traversal
@@ -54,13 +55,11 @@ class Stepper:
             top = stack.pop() if stack else None
             if top != (a, b):
                 raise RuntimeError(f"trace step {k}: expected pair {top}, trace has {(a, b)}")
-            if tr.outcome[k] == Outcome.OVERLAP:
-                leaf_a = A.nodes_i[a, L.LEFT] < 0
-                leaf_b = B.nodes_i[b, L.LEFT] < 0
-                if leaf_b or (not leaf_a and A.nodes_f[a, L.SIZE] >= B.nodes_f[b, L.SIZE]):
-                    stack += [(int(A.nodes_i[a, L.RIGHT]), b), (int(A.nodes_i[a, L.LEFT]), b)]
-                else:
-                    stack += [(a, int(B.nodes_i[b, L.RIGHT])), (a, int(B.nodes_i[b, L.LEFT]))]
+            split = int(tr.split[k])
+            if split == L.SPLIT_A:
+                stack += [(int(A.nodes_i[a, L.RIGHT]), b), (int(A.nodes_i[a, L.LEFT]), b)]
+            elif split == L.SPLIT_B:
+                stack += [(a, int(B.nodes_i[b, L.RIGHT])), (a, int(B.nodes_i[b, L.LEFT]))]
             out.append(list(stack))
         return out
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cdcore import _layout as L
+from cdcore import layout as L
 from cdcore.collide import Outcome
 
 # node states, in increasing precedence when several traversals touch a node

@@ -23,7 +23,7 @@ import numpy as np
 import pyvista as pv
 
 from app.model.trees import NOT_VISITED
-from cdcore import _layout as L
+from cdcore import layout as L
 
 from .colors import PAIR_COLORS, STATE_COLORS, heat_colors, to_float
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pyvista as pv
 
-from cdcore import _layout as L
+from cdcore import layout as L
 
 from .colors import (AXIS_COLOR, CONTACT_COLOR, HEAT_CMAP, PAIR_COLORS, STATE_COLORS, STATE_LABELS,
                      colormap_table, to_float)

@@ -9,10 +9,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._layout import KDOP_KINDS, N_AXES
-from .._traverse import N_COUNTERS, traverse
+from .._core import _no_kdop, run_views, traverse
+from .._layout import KDOP_KINDS, N_STATS
 from ..bv import BV_TYPES
-from ..collide import CollisionStats, Trace, TreeView, _stats, run_traversal, test_plan
+from ..collide import TEST_CODES, CollisionStats, Trace
 from ..transforms import _relative_transform
 from .hierarchy import BodyHierarchy
 
@@ -54,27 +54,30 @@ class BodyCollision:
 
 
 @njit(cache=True)
-def exact_queries(pairs, poses_a, poses_b, kind, program, axes, use_sphere, use_box,
+def exact_queries(pairs, poses_a, poses_b, kind, test, program, axes,
                   nfA, niA, poA, vA, fA, noA, foA, voA, nfB, niB, poB, vB, fB, noB, foB, voB,
-                  max_leaf, stack, counters, hist, hits):
+                  max_leaf, stack, counters, hits):
     """First-contact query of every link pair (i of A, j of B) through the links' mesh
-    hierarchies (slices of the packed arrays by the node/face/vertex offsets)."""
+    hierarchies (slices of the packed arrays by the node/face/vertex offsets), by the
+    traversal core's kernel."""
     R = np.empty((3, 3))
     t = np.empty(3)
     buf = np.empty((max_leaf, 2), dtype=np.int32)
-    trace = np.empty((1, 4), dtype=np.int32)
+    trace = np.empty((1, 5), dtype=np.int32)
+    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
     for k in range(pairs.shape[0]):
         i = pairs[k, 0]
         j = pairs[k, 1]
         _relative_transform(poses_a[i], poses_b[j], R, t)
         stack[0, 0] = 0
         stack[0, 1] = 0
-        _, _, n, _ = traverse(kind, program, axes, use_sphere, use_box, True, False, True, R, t,
+        _, _, n, _ = traverse(kind, test, program, axes, True, False, True, R, t,
                               nfA[noA[i]:noA[i + 1]], niA[noA[i]:noA[i + 1]], poA[foA[i]:foA[i + 1]],
                               vA[voA[i]:voA[i + 1]], fA[foA[i]:foA[i + 1]],
                               nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]],
                               vB[voB[j]:voB[j + 1]], fB[foB[j]:foB[j + 1]],
-                              buf, 0, trace, 0, stack, 1, counters, hist)
+                              0, dirs, slabA, slabB, tabB, outB, qf, qi,
+                              buf, 0, trace, 0, stack, 1, counters)
         hits[k] = n > 0
 
 
@@ -88,22 +91,22 @@ def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realig
     test = test or BV_TYPES[body_a.mesh_bv].tests[0]
     if body_a.bvhs[0].kind in KDOP_KINDS:
         return _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign)
-    program, axes, use_sphere, use_box = test_plan(test)
+    code, program = TEST_CODES[test]
+    axes = np.zeros(1, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
     hits = np.zeros(len(pairs), dtype=np.bool_)
-    counters = np.zeros(N_COUNTERS, dtype=np.int64)
-    hist = np.zeros(N_AXES, dtype=np.int64)
+    counters = np.zeros(N_STATS, dtype=np.int64)
     stack = np.empty((body_a.max_height + body_b.max_height + 2, 2), dtype=np.int32)
     a, b = body_a, body_b
     t0 = time.perf_counter()
     if len(pairs):
-        exact_queries(pairs, poses_a, poses_b, a.bvhs[0].kind, program, axes, use_sphere, use_box,
+        exact_queries(pairs, poses_a, poses_b, a.bvhs[0].kind, code, program, axes,
                       a.nodes_f, a.nodes_i, a.prim_order, a.vertices, a.faces, a.node_off, a.prim_off,
                       a.vert_off, b.nodes_f, b.nodes_i, b.prim_order, b.vertices, b.faces, b.node_off,
                       b.prim_off, b.vert_off, max(bv.leaf_size for bv in a.bvhs) * max(
-                          bv.leaf_size for bv in b.bvhs), stack, counters, hist, hits)
+                          bv.leaf_size for bv in b.bvhs), stack, counters, hits)
     dt = time.perf_counter() - t0
-    return hits, _stats(counters, hist, dt), dt
+    return hits, CollisionStats.from_counts(counters, dt), dt
 
 
 def _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign):
@@ -127,9 +130,18 @@ def _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign):
     return hits, total, dt
 
 
-def _view(h: BodyHierarchy) -> TreeView:
-    tr = h.tree
-    return TreeView(h.kind, h.nodes_f, tr.nodes_i, tr.link_order, _NO_VERTS, _NO_FACES, 1, tr.height)
+def _broad_phase(ha: BodyHierarchy, hb: BodyHierarchy, test: str, trace: bool):
+    """Link pairs whose leaf volumes overlap (the traversal core without exact leaves):
+    (pairs (k, 2) int32 in traversal order, Trace or None, CollisionStats)."""
+    code, program = TEST_CODES[test]
+    ta, tb = ha.tree, hb.tree
+    t0 = time.perf_counter()
+    pairs, rows, counts = run_views(ha.kind, code, program, False, trace, False, _I3, _Z3,
+                                    ha.nodes_f, ta.nodes_i, ta.link_order, _NO_VERTS, _NO_FACES,
+                                    hb.nodes_f, tb.nodes_i, tb.link_order, _NO_VERTS, _NO_FACES,
+                                    ta.height + tb.height + 2, 1)
+    stats = CollisionStats.from_counts(counts, time.perf_counter() - t0)
+    return pairs, (Trace.from_rows(rows) if trace else None), stats
 
 
 _NO_VERTS = np.zeros((1, 3))
@@ -155,7 +167,7 @@ def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", tr
             raise ValueError(f"{name}: call update(poses) before colliding")
     if ha.kind != hb.kind:
         raise ValueError("both hierarchies must use the same family of update methods (AABB or OBB)")
-    pairs, tr, broad = run_traversal(_view(ha), _view(hb), test, _I3, _Z3, False, trace, exact_leaves=False)
+    pairs, tr, broad = _broad_phase(ha, hb, test, trace)
     if ha is hb:
         adj = ha.body.adjacent_pairs()
         keep = [k for k, (i, j) in enumerate(pairs.tolist()) if i < j and (i, j) not in adj and (j, i) not in adj]

@@ -17,8 +17,9 @@ import time
 import numpy as np
 
 from .. import _layout as L
+from .._core import batch_entry
+from .._kdop_traverse import no_kdop_arrays
 from .._overlap import ABS_EPS, PROGRAM_CUSTOM, SPHERE5_AXES
-from .._traverse import N_COUNTERS, traverse_batch
 from ..bvh import build_bvh
 from ..collide import AXIS_NAMES, collide
 from ..transforms import relative_transform
@@ -91,12 +92,10 @@ def time_set(bvh, poses, axes, repeat=3) -> float:
     axes = np.asarray(axes, dtype=np.int64)
     best = np.inf
     for _ in range(repeat):
-        c = np.zeros(N_COUNTERS, np.int64)
-        h = np.zeros(L.N_AXES, np.int64)
         t0 = time.perf_counter()
-        traverse_batch(bvh.kind, PROGRAM_CUSTOM, axes, True, True, np.eye(4), poses, bvh.nodes_f, bvh.nodes_i,
-                       bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces, bvh.nodes_f, bvh.nodes_i,
-                       bvh.prim_order, bvh.mesh.vertices, bvh.mesh.faces, 1, 1, 2 * bvh.height + 2, c, h)
+        # the traversal core with a custom axis program after the sphere test, serial
+        batch_entry(bvh._F, bvh._I, bvh._F, bvh._I, np.eye(4), poses, bvh.kind, L.TEST_SPHERE15, PROGRAM_CUSTOM,
+                    axes, 0, *no_kdop_arrays(), 1)
         best = min(best, time.perf_counter() - t0)
     return best / len(poses)
 
