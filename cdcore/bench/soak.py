@@ -1,8 +1,8 @@
 """``cdcore-bench soak``: resident memory over a long run, to catch leaks and unbounded
 caches. Plays ``--frames`` frames of a scene of ``--scene-frames`` frames (default ten
-million: frames are computed lazily, so memory must not depend on it), striding across
-the whole scene, then runs ``--queries`` mixed queries (collide of every BV type,
-collide_batch, distance). Reports RSS after warm-up and at the end of each phase; exits 1
+million: frames are computed lazily, so memory must not depend on it) in runs of
+consecutive frames spread over the whole scene, then ``--queries`` mixed queries (collide
+of every BV type, collide_batch, distance). Reports RSS after warm-up and at the end of each phase; exits 1
 if either grows by ``--max-growth`` (default 5%) or more after warm-up.
 """
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 from .output import atomic_write, output_path_problem
 
 NAME = "soak"
+SEGMENTS = 10
 
 
 def rss_bytes() -> int:
@@ -104,13 +105,17 @@ def play_frames(scene_name: str, scene_frames: int, n: int, warmup: float) -> tu
     from ..scenes import SceneRunner, load_scene
     sc = load_scene(scene_name, frames=scene_frames)
     runner = SceneRunner(sc, "cab")
-    stride = max(1, scene_frames // n)
+    # played as playback is: runs of consecutive frames, SEGMENTS of them spread over the scene
+    run = max(1, n // SEGMENTS)
+    starts = np.linspace(0, max(scene_frames - run, 0), SEGMENTS).astype(np.int64)
     phase = Phase("frames", n, warmup)
     contacts = 0
     for k in range(1, n + 1):
-        contacts += runner.step(((k - 1) * stride) % scene_frames).contacts
+        seg, off = divmod(k - 1, run)
+        contacts += runner.step(int(starts[seg % SEGMENTS] + off) % scene_frames).contacts
         phase.sample(k)
-    return phase, f"{sc.name}, {sc.frames:,} frames, every {stride:,}th played, {contacts:,} contacts"
+    return phase, (f"{sc.name}, {sc.frames:,} frames; {SEGMENTS} runs of {run:,} consecutive frames from "
+                   f"frame 0 to {int(starts[-1]) + run - 1:,}; {contacts:,} contacts")
 
 
 def run_queries(n: int, warmup: float) -> tuple[Phase, str]:
@@ -120,7 +125,8 @@ def run_queries(n: int, warmup: float) -> tuple[Phase, str]:
     a, b = shapes.torus(1.0, 0.25, 48, 12), shapes.torus(1.0, 0.25, 32, 10)
     kinds = [("obb", "sat15"), ("aabb", "sat6"), ("obb_sphere", "sphere5"), ("sphere", "sphere"), ("kdop18", None)]
     trees = [(build_bvh(a, bv), build_bvh(b, bv), test) for bv, test in kinds]
-    poses = np.stack([make_pose(random_rotations(1, rng)[0], (rng.random(3) - 0.5) * 2.4) for _ in range(64)])
+    # random placements in a cube: about half of them overlap
+    poses = np.stack([make_pose(random_rotations(1, rng)[0], (rng.random(3) - 0.5) * 4.0) for _ in range(64)])
     phase = Phase("queries", n, warmup)
     hits = 0
     for k in range(1, n + 1):
@@ -130,9 +136,11 @@ def run_queries(n: int, warmup: float) -> tuple[Phase, str]:
         elif k % 20 == 0:
             hits += distance(ta, None, tb, poses[k % 64]).distance == 0.0
         else:
-            hits += collide(ta, None, tb, poses[k % 64], test=test, trace=k % 7 == 0).hit
+            hits += collide(ta, None, tb, poses[k % 64], test=test, contacts="all" if k % 10 == 1 else "first",
+                            trace=k % 7 == 0).hit
         phase.sample(k)
-    return phase, f"collide (5 BV types, every 7th traced), every 20th a distance, every 50th a batch of 8; {hits:,} hits"
+    return phase, (f"collide (5 BV types; first contact, every 10th all contacts, every 7th traced), every 20th "
+                   f"a distance, every 50th a batch of 8; {hits:,} hits")
 
 
 def run(args) -> int:
