@@ -121,3 +121,17 @@ def test_non_finite_motion_output_is_caught_when_computed():
     bad = lp.with_motion(q_fn=lambda f, t: np.full((len(t), sc.bodies[0].body.n_dofs), np.nan))
     with pytest.raises(SceneError, match=r"bodies\[0\]\.motion: the motion gives non-finite poses at frame \d"):
         bad[3]
+
+
+def test_lazy_pose_indexing_matches_numpy_semantics():
+    sc = load_scene("chains-3to1", frames=700)
+    lp = sc.bodies[1].link_poses
+    whole = np.asarray(lp)
+    for key in (5, -1, np.int64(3), slice(None, None, 97), slice(650, 10, -60), np.array([0, 699, -2, 256]),
+                (slice(0, 600, 50), 3), (np.array([1, 2]), 0, 2), (Ellipsis, 0, 3), whole[:, 0, 0, 0] > 0):
+        assert np.array_equal(lp[key], whole[key]), key
+    for bad in (700, -701, np.array([700])):
+        with pytest.raises(IndexError):
+            lp[bad]
+    with pytest.raises(IndexError):
+        lp[np.array([0.5])]

@@ -53,6 +53,7 @@ class FramePoses:
         return self.n_frames
 
     def __array__(self, dtype=None, copy=None):
+        self._check_size(self.n_frames)
         out = self.compute(np.arange(self.n_frames))
         return out if dtype is None else out.astype(dtype)
 
@@ -70,13 +71,37 @@ class FramePoses:
                 raise IndexError(f"frame {key} out of range 0..{self.n_frames - 1}")
             out = self.frame(f)
         else:
-            frames = np.arange(self.n_frames)[key]
+            frames = self._frames(key)
             out = self.compute(frames)
             if frames.ndim == 0:
                 out = out[0]
             else:
                 rest = (slice(None),) + rest if rest else rest
         return out[rest] if rest else out
+
+    def _frames(self, key) -> np.ndarray:
+        """Frame ids named by a slice or an index array, without an array of all frames."""
+        if isinstance(key, slice):
+            r = range(self.n_frames)[key]
+            self._check_size(len(r))
+            return np.arange(r.start, r.stop, r.step, dtype=np.int64)
+        idx = np.asarray(key)
+        if idx.dtype == np.bool_:
+            if idx.shape != (self.n_frames,):
+                raise IndexError(f"boolean index of shape {idx.shape} for {self.n_frames} frames")
+            return np.flatnonzero(idx)
+        if idx.dtype.kind not in "iu":
+            raise IndexError(f"frames: expected integers, slices or a boolean mask, got {idx.dtype}")
+        frames = np.where(idx < 0, idx + self.n_frames, idx).astype(np.int64)
+        if frames.size and (frames.min() < 0 or frames.max() >= self.n_frames):
+            raise IndexError(f"frame index out of range 0..{self.n_frames - 1}")
+        return frames
+
+    def _check_size(self, n: int) -> None:
+        size = n * self.body.n_links * 16
+        if size > MAX_GATHER:
+            raise MemoryError(f"{self.where}: {n:,} frames x {self.body.n_links} links of poses "
+                              f"({size * 8 / 2**30:.1f} GiB) at once; ask for fewer frames")
 
     # ---- evaluation ---------------------------------------------------------------
     def frame(self, f: int) -> np.ndarray:
@@ -98,10 +123,7 @@ class FramePoses:
     def compute(self, frames) -> np.ndarray:
         """(n, L, 4, 4) poses at ``frames``, uncached; non-finite poses are a SceneError."""
         frames = np.asarray(frames, dtype=np.int64).reshape(-1)
-        size = len(frames) * self.body.n_links * 16
-        if size > MAX_GATHER:
-            raise MemoryError(f"{self.where}: {len(frames):,} frames x {self.body.n_links} links of poses "
-                              f"({size * 8 / 2**30:.1f} GiB) at once; ask for fewer frames")
+        self._check_size(len(frames))
         t = frames * self.dt
         q = self.q_fn(frames, t)
         roots = self.root_fn(frames, t)
