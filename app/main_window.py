@@ -426,6 +426,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timer.stop()
         self.session.set_playing(False)
         self.session.stop_recording()
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()  # its worker's result is dropped
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState())
         self.settings.sync()

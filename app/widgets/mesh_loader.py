@@ -60,13 +60,23 @@ class MeshLoader(QtCore.QObject):
 
     def _work(self):  # worker thread: no widget calls here, only queued signals
         try:
-            scene = self.session.prepare_meshes(self.paths, self.frames, progress=self.progressed.emit,
+            scene = self.session.prepare_meshes(self.paths, self.frames, progress=self._progress,
                                                 cancelled=self._cancel.is_set)
-            self._done.emit(scene, None)
+            result = (scene, None)
         except LoadCancelled:
-            self._done.emit(None, None)
+            result = (None, None)
         except Exception as exc:  # noqa: BLE001 - reported in a dialog on the GUI thread
-            self._done.emit(None, exc)
+            result = (None, exc)
+        try:
+            self._done.emit(*result)
+        except RuntimeError:  # the window (and this loader) closed meanwhile: nothing to show
+            pass
+
+    def _progress(self, step, steps, text):
+        try:
+            self.progressed.emit(step, steps, text)
+        except RuntimeError:  # closed meanwhile
+            self._cancel.set()
 
     def _on_progress(self, step: int, steps: int, text: str):
         if self._cancel.is_set():
