@@ -345,51 +345,91 @@ def _no_kdop():
             np.zeros((1, 2), dtype=np.int32), np.zeros((1, 11)), np.zeros((1, 8), dtype=np.int64))
 
 
-@njit(cache=True, nogil=True)
-def collide_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, trace_on):
-    """One complete query on packed non-k-DOP trees: pose checks, relative transform,
-    traversal, sorted pairs. Returns (status, pairs, trace, counters); status != 0 is a bad
-    pose (``pose_status``) and nothing else was done."""
+# Results leave the compiled code as one array: numba boxes every returned array into a new
+# Python object (~0.7 us each, several times more under load), so the counters and the
+# status are written into a caller's array (``counts`` (N_STATS + 1,) int64, the status last)
+# and only the pairs are returned; traces come from the *_trace variants.
+STATUS = N_STATS  # slot of ``counts`` holding the status (0, or a bad pose)
+
+
+@njit(cache=True)
+def _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, trace_on, counts):
+    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
+    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, 0, first, trace_on, counts,
+                         dirs, slabA, slabB, tabB, outB, qf, qi, False, 0.0, dirs, dirs, dirs[0].astype(np.int64),
+                         qi, slabA, np.zeros((1, 3, 3)), qf, qf[0], 1.0)
+
+
+@njit(cache=True)
+def _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, method, first, trace_on, counts,
+                  dirs, slabA, slabB, tabB, outB, qf, qi, kdop, scale_b, kdirs, fvert, fstart, fslab, fsign, finv,
+                  Tt, TN, inv_delta):
+    """The body of every collision entry point: pose checks, relative transform, B's
+    realignment tables (k-DOPs), the traversal, sorted pairs. Writes ``counts``; returns
+    (pairs, trace rows)."""
     st = pose_status(pose_a, pose_b)
+    counts[STATUS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32)
     R = np.empty((3, 3))
     t = np.empty(3)
-    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
-    if st:
-        return st, np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32), \
-            np.zeros(N_STATS, dtype=np.int64)
     _relative_transform(pose_a, pose_b, R, t)
+    if kdop:
+        k2 = kdirs.shape[0]
+        qf = np.zeros((k2, 10 + Tt.shape[0]))
+        qi = np.zeros((k2, 8), dtype=np.int64)
+        prepare_query(method, kdirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
+        dirs = kdirs
     nfA, niA, poA, vA, fA = unpack(FA, IA)
     nfB, niB, poB, vB, fB = unpack(FB, IB)
     pairs, trace, counters = run_query(
         kind, test, program, _NO_AXES, first, trace_on, True, R, t, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-        0, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
+        method, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
         max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return 0, sorted_pairs(pairs), trace, counters
+    for k in range(N_STATS):
+        counts[k] = counters[k]
+    return sorted_pairs(pairs), trace
 
 
 @njit(cache=True, nogil=True)
-def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, trace_on,
+def collide_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
+    """One complete query on packed non-k-DOP trees; returns the sorted pairs, writes
+    ``counts`` (N_STATS + 1,): the counters, the histogram, then the status (0, or a bad
+    pose: ``pose_status``; then nothing else was done)."""
+    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, False, counts)[0]
+
+
+@njit(cache=True, nogil=True)
+def collide_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
+    """``collide_entry`` that also returns the trace: (pairs, trace rows (k, TRACE_COLS))."""
+    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, True, counts)
+
+
+@njit(cache=True)
+def _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, trace_on, counts,
+                  slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
+    _, _, _, _, _, qf, qi = _no_kdop()
+    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, TEST_SLAB, 0, method, first, trace_on, counts,
+                         dirs, slabA, slabB, tabB, outB, qf, qi, True, scale_b, dirs, fvert, fstart, fslab, fsign,
+                         finv, Tt, TN, inv_delta)
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
                        slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
     """``collide_entry`` for k-DOP trees: the per-query realignment tables of B
     (``_kdop_traverse.prepare_query``), then the same traversal with ``TEST_SLAB``."""
-    st = pose_status(pose_a, pose_b)
-    if st:
-        return st, np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32), \
-            np.zeros(N_STATS, dtype=np.int64)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    k2 = dirs.shape[0]
-    qf = np.zeros((k2, 10 + Tt.shape[0]))
-    qi = np.zeros((k2, 8), dtype=np.int64)
-    prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
-    pairs, trace, counters = run_query(
-        kind, TEST_SLAB, 0, _NO_AXES, first, trace_on, True, R, t, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-        method, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
-        max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return 0, sorted_pairs(pairs), trace, counters
+    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, False, counts, slabA, slabB, tabB,
+                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)[0]
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
+                             slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                             inv_delta):
+    """``collide_kdop_entry`` that also returns the trace."""
+    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, True, counts, slabA, slabB, tabB,
+                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)
 
 
 @njit(cache=True, nogil=True, parallel=True)

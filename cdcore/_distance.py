@@ -60,7 +60,7 @@ best); the pair realising d_true was either evaluated (d = d_true) or dropped
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ._core import descend_a, pose_status
 from ._cycles import read_cycles
@@ -796,11 +796,41 @@ def distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, tra
     return out, hist, trace_i, trace_f, n_trace
 
 
-@njit(cache=True, nogil=True)
-def distance_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on):
-    """One query on packed non-k-DOP trees (``cdcore._pack``): ``distance_query``'s
-    results, or status != 0 (first in ``out``... see ``pose_status``) for a bad pose."""
+# Results leave the compiled code in one float array plus a caller's int64 array (each
+# returned array costs a Python object): ``res`` (7,) = distance, p (3), q (3) (world);
+# ``counts`` (D_STATUS + 1,) = counters (N_COUNTERS), bound histogram (N_BOUND_IDS),
+# triangle of A, triangle of B, status (0 or a bad pose, ``_core.pose_status``).
+D_TRIS = N_COUNTERS + N_BOUND_IDS
+D_STATUS = D_TRIS + 2
+
+
+@njit(cache=True)
+def _store(out, hist, counts):
+    res = np.empty(N_BEST_F)
+    res[0] = out[0]
+    res[1] = out[1]
+    res[2] = out[2]
+    res[3] = out[3]
+    res[4] = out[4]
+    res[5] = out[5]
+    res[6] = out[6]
+    counts[D_TRIS] = out[7]
+    counts[D_TRIS + 1] = out[8]
+    counts[0] = out[9]
+    counts[1] = out[10]
+    counts[2] = out[11]
+    counts[3] = out[12]
+    counts[4] = out[13]
+    counts[5] = out[14]
+    for k in range(N_BOUND_IDS):
+        counts[N_COUNTERS + k] = hist[k]
+    return res
+
+
+@njit(cache=True)
+def _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on, counts):
     st = pose_status(pose_a, pose_b)
+    counts[D_STATUS] = st
     nfA, niA, poA, vA, fA = unpack(FA, IA)
     nfB, niB, poB, vB, fB = unpack(FB, IB)
     if st:
@@ -808,14 +838,27 @@ def distance_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err
         pose_b = np.eye(4)
     out, hist, trace_i, trace_f, n_trace = distance_query(IA[0], depth_first, pose_a, pose_b, abs_err, rel_err,
                                                           trace_on, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB)
-    return st, out, hist, trace_i, trace_f, n_trace
+    return _store(out, hist, counts), trace_i[:n_trace], trace_f[:n_trace]
 
 
 @njit(cache=True, nogil=True)
-def distance_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on, method,
-                        slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
-    """``distance_entry`` for k-DOP trees: B's realignment tables are prepared here."""
+def distance_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts):
+    """One query on packed non-k-DOP trees (``cdcore._pack``): returns ``res``, writes
+    ``counts`` (see above). A bad pose is reported in the status (the result is then void)."""
+    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, False, counts)[0]
+
+
+@njit(cache=True, nogil=True)
+def distance_trace_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts):
+    """``distance_entry`` with the trace: (res, trace_i (k, 4) int32, trace_f (k, 2))."""
+    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, True, counts)
+
+
+@njit(cache=True)
+def _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, trace_on, counts, method,
+                   slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
     st = pose_status(pose_a, pose_b)
+    counts[D_STATUS] = st
     if st:
         pose_a = np.eye(4)
         pose_b = np.eye(4)
@@ -831,7 +874,26 @@ def distance_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, re
     out, hist, trace_i, trace_f, n_trace = distance_query_kdop(
         IA[0], depth_first, pose_a, pose_b, abs_err, rel_err, trace_on, nfA, niA, poA, vA, fA,
         nfB, niB, poB, vB, fB, method, slabA, slabB, tabB, outB, qf, qi)
-    return st, out, hist, trace_i, trace_f, n_trace
+    return _store(out, hist, counts), trace_i[:n_trace], trace_f[:n_trace]
+
+
+@njit(cache=True, nogil=True)
+def distance_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts, method,
+                        slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
+    """``distance_entry`` for k-DOP trees: B's realignment tables are prepared here."""
+    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, False, counts, method,
+                          slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                          inv_delta)[0]
+
+
+@njit(cache=True, nogil=True)
+def distance_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts, method,
+                              slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                              inv_delta):
+    """``distance_kdop_entry`` with the trace."""
+    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, True, counts, method,
+                          slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+                          inv_delta)
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -14,7 +14,8 @@ from functools import cached_property
 import numpy as np
 
 from . import _layout as L
-from ._core import POSE_A_BAD, POSE_B_BAD, batch_entry, collide_entry, collide_kdop_entry
+from ._core import (POSE_A_BAD, POSE_B_BAD, STATUS, batch_entry, collide_entry, collide_kdop_entry,
+                    collide_kdop_trace_entry, collide_trace_entry)
 from ._cycles import seconds_per_cycle
 from ._kdop_traverse import REALIGN_METHODS, REALIGN_TABLE, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._overlap import PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5
@@ -70,7 +71,7 @@ class CollisionStats:
         """From a kernel's counter array (``_layout``: N_COUNTERS counters, then the histogram)."""
         c = counts[:L.N_COUNTERS].tolist()
         return cls(c[L.CNT_BV_TESTS], c[L.CNT_PRIM_TESTS], c[L.CNT_LEAF_PAIRS], c[L.CNT_FALSE],
-                   c[L.CNT_MAX_STACK], t_total, c[L.CNT_PRIM_CYCLES], counts[L.N_COUNTERS:].copy())
+                   c[L.CNT_MAX_STACK], t_total, c[L.CNT_PRIM_CYCLES], counts[L.N_COUNTERS:L.N_STATS].copy())
 
     @property
     def t_prim(self) -> float:
@@ -109,7 +110,8 @@ class Trace:
 class CollisionResult:
     """``hit``: any intersecting triangle pair; ``pairs`` (k, 2) int32 (triangle of A,
     triangle of B), sorted, all of them for ``contacts="all"``, one for ``"first"``;
-    ``counts`` (N_STATS,) int64 the kernel's raw counters (``stats`` reads them);
+    ``counts`` (N_STATS + 1,) int64 the kernel's raw counters, histogram and status
+    (``cdcore._layout``; ``stats`` reads them);
     ``t_total`` seconds in the compiled query."""
     hit: bool
     pairs: np.ndarray
@@ -239,19 +241,28 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
     pa = pose_arg(pose_a, "pose_a")
     pb = pose_arg(pose_b, "pose_b")
-    trace = bool(trace)
+    counts = np.empty(STATUS + 1, dtype=np.int64)
+    rows = None
     t0 = time.perf_counter()
     if plan.kdop:
-        st, pairs, rows, counts = collide_kdop_entry(
-            bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.method, first, trace,
-            *kdop_query_arrays(bvh_a, bvh_b, plan.method))
+        kd = kdop_query_arrays(bvh_a, bvh_b, plan.method)
+        if trace:
+            pairs, rows = collide_kdop_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind,
+                                                   plan.method, first, counts, *kd)
+        else:
+            pairs = collide_kdop_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.method,
+                                       first, counts, *kd)
+    elif trace:
+        pairs, rows = collide_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.test,
+                                          plan.program, first, counts)
     else:
-        st, pairs, rows, counts = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind,
-                                                plan.test, plan.program, first, trace)
+        pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.test,
+                              plan.program, first, counts)
     t_total = time.perf_counter() - t0
-    if st:
-        raise_pose_status(st)
-    return CollisionResult(len(pairs) > 0, pairs, counts, t_total, Trace.from_rows(rows) if trace else None)
+    if counts[STATUS]:
+        raise_pose_status(int(counts[STATUS]))
+    return CollisionResult(len(pairs) > 0, pairs, counts, t_total,
+                           None if rows is None else Trace.from_rows(rows))
 
 
 # Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB

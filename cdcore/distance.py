@@ -36,8 +36,10 @@ from enum import IntEnum
 
 import numpy as np
 
-from ._distance import (EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS, SUPPORTED_KINDS,
-                        distance_batch_entry, distance_entry, distance_kdop_entry)
+from ._distance import (D_STATUS, D_TRIS, EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS,
+                        SUPPORTED_KINDS, distance_batch_entry, distance_entry, distance_kdop_entry,
+                        distance_kdop_trace_entry, distance_trace_entry)
+from ._layout import N_COUNTERS
 from ._kdop_traverse import REALIGN_METHODS, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._layout import KDOP_KINDS, KIND_AABB
 from .bvh import BVH
@@ -168,27 +170,34 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     pa = pose_arg(pose_a, "pose_a")
     pb = pose_arg(pose_b, "pose_b")
     a, b = bvh_a, bvh_b
-    trace = bool(trace)
+    counts = np.empty(D_STATUS + 1, dtype=np.int64)
+    tr_i = tr_f = None
     t0 = time.perf_counter()
     if is_kdop:
         method = REALIGN_METHODS[realign]
-        st, out, hist, tr_i, tr_f, n_trace = distance_kdop_entry(
-            a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err, rel_err, trace, method,
-            *kdop_query_arrays(a, b, method))
+        kd = kdop_query_arrays(a, b, method)
+        if trace:
+            res, tr_i, tr_f = distance_kdop_trace_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err,
+                                                        rel_err, counts, method, *kd)
+        else:
+            res = distance_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err, rel_err, counts,
+                                      method, *kd)
+    elif trace:
+        res, tr_i, tr_f = distance_trace_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err, rel_err,
+                                               counts)
     else:
-        st, out, hist, tr_i, tr_f, n_trace = distance_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first,
-                                                            abs_err, rel_err, trace)
+        res = distance_entry(a._F, a._I, b._F, b._I, pa, pb, depth_first, abs_err, rel_err, counts)
     t_total = time.perf_counter() - t0
-    if st:
-        raise_pose_status(st)
+    if counts[D_STATUS]:
+        raise_pose_status(int(counts[D_STATUS]))
+    c = counts.tolist()
     # the counters in the collision kernel's slots: bv, prim, leaf pairs, no gain, cycles, queue
-    stats = CollisionStats(out[9], out[10], out[11], out[12], out[14], t_total, out[13], hist)
+    stats = CollisionStats(c[0], c[1], c[2], c[3], c[5], t_total, c[4], counts[N_COUNTERS:D_TRIS].copy())
     trace_obj = None
-    if trace:
-        tr_i, tr_f = tr_i[:n_trace], tr_f[:n_trace]
-        trace_obj = DistanceTrace(tr_i[:, 0].copy(), tr_i[:, 1].copy(), tr_i[:, 2].copy(), tr_i[:, 3].copy(),
-                                  tr_f[:, 0].copy(), tr_f[:, 1].copy())
-    return DistanceResult(out[0], (out[7], out[8]), np.array(out[1:7]).reshape(2, 3), stats, trace_obj)
+    if tr_i is not None:
+        trace_obj = DistanceTrace(*(np.ascontiguousarray(tr_i[:, k]) for k in range(4)),
+                                  np.ascontiguousarray(tr_f[:, 0]), np.ascontiguousarray(tr_f[:, 1]))
+    return DistanceResult(float(res[0]), (c[D_TRIS], c[D_TRIS + 1]), res[1:].reshape(2, 3), stats, trace_obj)
 
 
 @dataclass
