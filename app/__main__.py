@@ -215,7 +215,17 @@ def main(argv=None) -> int:
         else:
             if args.file and not (args.scene or args.mesh):
                 ref = {"file": args.file}  # a scene file given as the positional argument
-            win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+            restored = not (scripted or args.file or args.scene or args.mesh)
+            try:
+                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+            except Exception as exc:  # noqa: BLE001 - a remembered scene must never break a launch
+                if not restored:
+                    raise
+                print(f"warning: the last scene cannot be opened ({exc}); opening {DEFAULT_SCENE}",
+                      file=sys.stderr)
+                win.settings.remove("last_scene")
+                win.settings.remove("last_scene_ref")
+                win.load_in_background({"scene": DEFAULT_SCENE})
     except (OSError, ValueError) as exc:
         if scripted:
             print(f"error: {exc}", file=sys.stderr)
@@ -248,8 +258,29 @@ def _open_file(win, session, args) -> None:
                    frames=args.frames if args.trajectory is None and args.frames else None)
 
 
+DEFAULT_SCENE = "chains-6to1"
+
+
+def load_last_scene(session, settings) -> None:
+    """Open the scene of the last session, or the default one if that scene is gone or
+    broken (a stale setting must never break a launch); the stale setting is dropped."""
+    last = settings.value("last_scene")
+    if last:
+        try:
+            session.load_scene(str(last), frames=None)
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure of a remembered scene: fall back
+            print(f"warning: last scene {last!r} cannot be opened ({exc}); opening {DEFAULT_SCENE}",
+                  file=sys.stderr)
+            settings.remove("last_scene")
+    session.load_scene(DEFAULT_SCENE, frames=None)
+
+
 def run_script(app, win, session, args) -> int:
-    """Run the requested frames in the real window, recording and screenshotting."""
+    """Run the requested frames in the real window, recording and screenshotting.
+    Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
+    and returns 130; a recording write error stops the run and returns 1."""
+    import signal
     if args.record:
         try:
             session.start_recording(args.record)
@@ -257,17 +288,33 @@ def run_script(app, win, session, args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     n = args.frames if args.frames is not None else 1
+    interrupted = []
+    # a flag, not KeyboardInterrupt: raised inside a Qt slot it would be printed and swallowed
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     session.playing = True  # panels behave as during playback; the window's own timer stays off
     session.reset_fps_clock()
     first = len(session.history)
-    for k in range(n):
-        session.goto(k % session.n_frames)
-        app.processEvents()
-    session.set_playing(False)  # the stepper and the status bar show the paused frame
+    try:
+        done = 0
+        for k in range(n):
+            if interrupted or (args.record and session.recorder is None):
+                break
+            session.goto(k % session.n_frames)
+            app.processEvents()
+            done += 1
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        session.set_playing(False)  # the stepper and the status bar show the paused frame
     app.processEvents()
     if args.record:
-        sidecar = session.stop_recording()
-        print(f"recorded {n} frames to {args.record} (+ {os.path.basename(sidecar)})")
+        if session.record_error is not None:
+            print(f"error: recording stopped: {session.record_error}", file=sys.stderr)
+            return 1
+        sidecar = session.stop_recording("interrupted (Ctrl-C)" if interrupted else None)
+        print(f"recorded {session_rows(sidecar)} frames to {args.record} (+ {os.path.basename(sidecar)})")
+    if interrupted:
+        print(f"interrupted after {done} of {n} frames", file=sys.stderr)
+        return 130
     if args.focus_pair:
         focus_first_separated_pair(win)
     for opt, fn in (("screenshot", win.screenshot), ("screenshot_window", win.window_screenshot)):
@@ -288,6 +335,12 @@ def run_script(app, win, session, args) -> int:
     elif rows:
         print(f"{session.scene.name}: no frame rate from {len(rows)} frame(s) (it needs 2 or more)")
     return 0
+
+
+def session_rows(sidecar: str) -> int:
+    import json
+    with open(sidecar, encoding="utf-8") as fh:
+        return int(json.load(fh)["rows"])
 
 
 def focus_first_separated_pair(win) -> bool:

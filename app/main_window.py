@@ -76,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
         self.settings = settings or QtCore.QSettings("bvh-debugger", "app")
+        self.mesh_loader = None  # the mesh load running on a worker thread, if any
         self.session = session or Session()
         self.session.deferred_commit = True
 
@@ -138,6 +139,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.frame_changed.connect(self._on_frame)
         self.session.settings_changed.connect(self._on_settings)
         self.session.recording_changed.connect(self._on_recording)
+        self.session.recording_failed.connect(self._on_recording_failed)
         self.hierarchy_panel.changed.connect(self.redraw)
         self.scene_panel.open_mesh_requested.connect(self.open_mesh_dialog)
         self.stepper_panel.step_changed.connect(self._on_step)
@@ -302,11 +304,22 @@ class MainWindow(QtWidgets.QMainWindow):
             self.open_meshes(paths)
 
     def open_meshes(self, paths):
-        """One or two mesh files as a rigid pair scene (more: a dialog says so)."""
+        """Read one or two meshes and build their hierarchies on a worker thread (progress
+        dialog, Cancel); the scene is shown when it is ready (more than two: a dialog says
+        so). Returns the loader, or None."""
+        from .widgets.mesh_loader import MeshLoader
         paths = list(paths)
-        if paths:
-            self.settings.setValue("last_dir", os.path.dirname(paths[0]))
-        self.load_ref({"meshes": paths})
+        if not 1 <= len(paths) <= 2:
+            show_error(self, "Open mesh", f"open one mesh (collided with itself) or two meshes (A and B), "
+                                          f"not {len(paths)}")
+            return None
+        self.settings.setValue("last_dir", os.path.dirname(paths[0]))
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()
+        self.session.set_playing(False)
+        self.mesh_loader = MeshLoader(self, self.session, paths)
+        self.mesh_loader.start()
+        return self.mesh_loader
 
     def open_scene_dialog(self):
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open scene", self._last_dir(), "Scenes (*.json)")
@@ -468,6 +481,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_stop.setEnabled(on)
         self.act_record.setEnabled(not on)
         self._status()
+
+    def _on_recording_failed(self, message: str):
+        # the session stopped recording after the first write error: one dialog, not one per frame
+        show_error(self, "Recording stopped",
+                   message + "\n\nEvery complete row is kept; the sidecar records the error.")
 
     def _on_scene(self):
         for layer in self.mesh_layers + self.tree_layers:
@@ -790,6 +808,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timer.stop()
         self.session.set_playing(False)
         self.session.stop_recording()
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()  # its worker's result is dropped
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState(LAYOUT_VERSION))
         self.settings.sync()

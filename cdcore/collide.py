@@ -271,7 +271,7 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         Report every intersecting triangle pair, or stop at the first.
     trace : bool
         Record every tested node pair (``CollisionResult.trace``).
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         k-DOP hierarchies only (default "table"; must be None for other types): how B's
         k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
         test is "slab" and trace/histogram axis ids are A's slab directions
@@ -344,7 +344,7 @@ def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None
         Placements of B.
     pose_a : (4, 4) float64, optional
         Placement of A (identity by default).
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         As for ``collide`` (k-DOP hierarchies only).
     parallel : bool
         Use all of numba's threads (``numba.set_num_threads``); the hits are identical to

@@ -110,7 +110,8 @@ def test_recording_writes_header_and_rows(window, tmp_path):
 def test_bad_mesh_file_shows_a_dialog_and_the_app_keeps_running(window, qtbot, tmp_path):
     bad = tmp_path / "bad.obj"
     bad.write_text("v 1 2\nf 1 2 3 4 5\nthis is not a mesh\n")
-    window.open_meshes([str(bad)])
+    window.open_meshes([str(bad)])  # read on a worker thread: the dialog comes when it fails
+    qtbot.waitUntil(lambda: window.findChild(QtWidgets.QMessageBox, "errorDialog") is not None, timeout=60_000)
     box = window.findChild(QtWidgets.QMessageBox, "errorDialog")
     assert box is not None and "bad.obj" in box.text()
     box.close()

@@ -177,9 +177,8 @@ class RobotModel:
             b.continuous, q, np.clip(q, b.limits[:, 0], b.limits[:, 1]))
         f = self.session.frame
         sb = self.session.scene.bodies[self.index]
-        root = sb.link_poses[f][0] @ np.linalg.inv(b.fk(b.scene_q[f])[0])
         b.scene_q[f] = q
-        sb.link_poses[f] = b.fk(q, root)
+        sb.link_poses.invalidate(f)  # the scene's poses are computed from scene_q on demand
         self.session.goto(f)
 
     def set_joint(self, k: int, value: float) -> None:

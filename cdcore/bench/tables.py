@@ -49,6 +49,7 @@ import numpy as np
 from . import paper_figures as pf
 from . import tables_paper as tp
 from .common import table
+from .output import output_path_problem
 
 NAME = "tables"
 
@@ -138,11 +139,10 @@ def run(args) -> int:
         names = list(dict.fromkeys(names))
     for opt in ("json", "csv"):
         path = getattr(args, opt)
-        if path:
-            parent = os.path.dirname(os.path.abspath(path))
-            if not os.path.isdir(parent):
-                _err(f"--{opt}: directory does not exist: {parent}")
-                return 2
+        problem = path and output_path_problem(path)
+        if problem:
+            _err(f"--{opt}: {problem}")
+            return 2
     bench = TablesBench(names, Settings(args.quick, args.frames))
     try:
         bench.run_all()

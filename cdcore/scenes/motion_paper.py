@@ -32,7 +32,7 @@ def pass_offsets(t, far: float, near: float, period: float, pass_time: float, st
     return far + (near - far) * bump
 
 
-def near_pass(spec, bodies, t, where):
+def near_pass(spec, bodies, where):
     """``{"type": "near_pass", "body": 1, "axis": [0, 1, 0], "far": 0.8, "near": -0.05,
     "period": 6.0, "pass": 1.0, "slide": [amplitude, period]}``: body ``body``'s link poses
     are translated by ``pass_offsets(...)`` along ``axis`` (world frame) and, with
@@ -52,16 +52,24 @@ def near_pass(spec, bodies, t, where):
     start = float(get(spec, "start", where, (int, float), 0.0))
     if not (period > 0 and 0 < pass_time <= period):
         raise SceneError(f"{where}: expected period > 0 and 0 < pass <= period")
-    off = pass_offsets(t, far, near, period, pass_time, start)[:, None] * axis[None, :]
     slide = spec.get("slide")
     if slide is not None:
         if not (isinstance(slide, list) and len(slide) == 2 and all(isinstance(x, (int, float)) for x in slide)
                 and slide[1] > 0):
             raise SceneError(f"{where}.slide: expected [amplitude, period > 0]")
-        off[:, 0] += slide[0] * np.sin(2.0 * np.pi * np.asarray(t) / slide[1])
     b = bodies[k]
-    b.link_poses = b.link_poses.copy()
-    b.link_poses[:, :, :3, 3] += off[:, None, :]
+    base_roots = b.link_poses.root_fn
+
+    def roots(f, t):
+        # translating the root translates every link (the poses are computed lazily, per chunk)
+        out = np.array(base_roots(f, t), dtype=np.float64)
+        off = pass_offsets(t, far, near, period, pass_time, start)[:, None] * axis[None, :]
+        if slide is not None:
+            off[:, 0] += slide[0] * np.sin(2.0 * np.pi * np.asarray(t) / slide[1])
+        out[:, :3, 3] += off
+        return out
+
+    b.link_poses = b.link_poses.with_motion(root_fn=roots)
 
 
 PAPER_SCRIPTS = {"near_pass": near_pass}
