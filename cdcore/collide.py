@@ -244,8 +244,9 @@ def _scaled_query(bvh_a, pose_a, bvh_b, pose_b):
         if np.all(np.abs(s - 1.0) <= 1e-9):
             out += [bvh, rigid]
         elif bvh.kind != L.KIND_AABB:
-            raise ValueError(f"{name}: has per-axis scale {np.round(s, 6).tolist()}; scaled poses are supported "
-                             f"for 'aabb' hierarchies only (van den Bergen 1998, section 6), not bv={bvh.bv!r}")
+            raise ValueError(f"{name}: not a rigid transform: it has per-axis scale {np.round(s, 6).tolist()}; "
+                             f"scaled poses are supported for 'aabb' hierarchies only (van den Bergen 1998, "
+                             f"section 6), not bv={bvh.bv!r}")
         else:
             out += [bvh.scaled(s), rigid]
     return out
