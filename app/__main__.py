@@ -23,6 +23,11 @@ def build_parser() -> argparse.ArgumentParser:
     from cdcore.articulated import UPDATE_METHODS
     p = argparse.ArgumentParser(prog="bvh-debugger", description="Interactive 3-D debugger for BVH collision "
                                 "detection (cdcore): live hierarchies, traversal stepping, frame timings.")
+    p.add_argument("file", nargs="?", help="a file to open: a saved query (.npz, opens the traversal stepper on "
+                   "it), a robot (.urdf) or a scene (.json)")
+    p.add_argument("--package-dir", action="append", default=[], metavar="DIR",
+                   help="directory holding ROS packages for package:// URIs of a URDF (repeatable)")
+    p.add_argument("--trajectory", metavar="FILE", help="joint trajectory (.csv/.npz) for the robot")
     p.add_argument("--scene", help="scene name (see --list) or a scene JSON file")
     p.add_argument("--mesh", nargs="+", metavar="FILE", help="one or two mesh files for a rigid pair scene")
     p.add_argument("--list", action="store_true", help="list the scenes and exit")
@@ -205,7 +210,22 @@ def main(argv=None) -> int:
                     or args.screenshot_window)
     ref = startup_ref(args, win.settings, scripted)
     try:
-        win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+        if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
+            _open_file(win, session, args)
+        else:
+            if args.file and not (args.scene or args.mesh):
+                ref = {"file": args.file}  # a scene file given as the positional argument
+            restored = not (scripted or args.file or args.scene or args.mesh)
+            try:
+                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+            except Exception as exc:  # noqa: BLE001 - a remembered scene must never break a launch
+                if not restored:
+                    raise
+                print(f"warning: the last scene cannot be opened ({exc}); opening {DEFAULT_SCENE}",
+                      file=sys.stderr)
+                win.settings.remove("last_scene")
+                win.settings.remove("last_scene_ref")
+                win.load_in_background({"scene": DEFAULT_SCENE})
     except (OSError, ValueError) as exc:
         if scripted:
             print(f"error: {exc}", file=sys.stderr)
@@ -226,8 +246,41 @@ def main(argv=None) -> int:
     return app.exec()
 
 
+def _open_file(win, session, args) -> None:
+    """A saved query (stepper brought forward) or a URDF robot given on the command line."""
+    from .model.robot import open_query, open_robot
+    if args.file.lower().endswith(".npz"):
+        open_query(session, args.file)
+        from .widgets.robot_actions import show_stepper
+        show_stepper(win)
+    else:
+        open_robot(session, args.file, args.package_dir, args.trajectory,
+                   frames=args.frames if args.trajectory is None and args.frames else None)
+
+
+DEFAULT_SCENE = "chains-6to1"
+
+
+def load_last_scene(session, settings) -> None:
+    """Open the scene of the last session, or the default one if that scene is gone or
+    broken (a stale setting must never break a launch); the stale setting is dropped."""
+    last = settings.value("last_scene")
+    if last:
+        try:
+            session.load_scene(str(last), frames=None)
+            return
+        except Exception as exc:  # noqa: BLE001 - any failure of a remembered scene: fall back
+            print(f"warning: last scene {last!r} cannot be opened ({exc}); opening {DEFAULT_SCENE}",
+                  file=sys.stderr)
+            settings.remove("last_scene")
+    session.load_scene(DEFAULT_SCENE, frames=None)
+
+
 def run_script(app, win, session, args) -> int:
-    """Run the requested frames in the real window, recording and screenshotting."""
+    """Run the requested frames in the real window, recording and screenshotting.
+    Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
+    and returns 130; a recording write error stops the run and returns 1."""
+    import signal
     if args.record:
         try:
             session.start_recording(args.record)
@@ -235,17 +288,33 @@ def run_script(app, win, session, args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     n = args.frames if args.frames is not None else 1
+    interrupted = []
+    # a flag, not KeyboardInterrupt: raised inside a Qt slot it would be printed and swallowed
+    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     session.playing = True  # panels behave as during playback; the window's own timer stays off
     session.reset_fps_clock()
     first = len(session.history)
-    for k in range(n):
-        session.goto(k % session.n_frames)
-        app.processEvents()
-    session.set_playing(False)  # the stepper and the status bar show the paused frame
+    try:
+        done = 0
+        for k in range(n):
+            if interrupted or (args.record and session.recorder is None):
+                break
+            session.goto(k % session.n_frames)
+            app.processEvents()
+            done += 1
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        session.set_playing(False)  # the stepper and the status bar show the paused frame
     app.processEvents()
     if args.record:
-        sidecar = session.stop_recording()
-        print(f"recorded {n} frames to {args.record} (+ {os.path.basename(sidecar)})")
+        if session.record_error is not None:
+            print(f"error: recording stopped: {session.record_error}", file=sys.stderr)
+            return 1
+        sidecar = session.stop_recording("interrupted (Ctrl-C)" if interrupted else None)
+        print(f"recorded {session_rows(sidecar)} frames to {args.record} (+ {os.path.basename(sidecar)})")
+    if interrupted:
+        print(f"interrupted after {done} of {n} frames", file=sys.stderr)
+        return 130
     if args.focus_pair:
         focus_first_separated_pair(win)
     for opt, fn in (("screenshot", win.screenshot), ("screenshot_window", win.window_screenshot)):
@@ -266,6 +335,12 @@ def run_script(app, win, session, args) -> int:
     elif rows:
         print(f"{session.scene.name}: no frame rate from {len(rows)} frame(s) (it needs 2 or more)")
     return 0
+
+
+def session_rows(sidecar: str) -> int:
+    import json
+    with open(sidecar, encoding="utf-8") as fh:
+        return int(json.load(fh)["rows"])
 
 
 def focus_first_separated_pair(win) -> bool:

@@ -76,6 +76,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
         self.settings = settings or QtCore.QSettings("bvh-debugger", "app")
+        self.mesh_loader = None  # the mesh load running on a worker thread, if any
         self.session = session or Session()
         self.session.deferred_commit = True
 
@@ -138,6 +139,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.frame_changed.connect(self._on_frame)
         self.session.settings_changed.connect(self._on_settings)
         self.session.recording_changed.connect(self._on_recording)
+        self.session.recording_failed.connect(self._on_recording_failed)
         self.hierarchy_panel.changed.connect(self.redraw)
         self.scene_panel.open_mesh_requested.connect(self.open_mesh_dialog)
         self.stepper_panel.step_changed.connect(self._on_step)
@@ -181,6 +183,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", "Minimum_distance", self.distance_panel, AREA.RightDockWidgetArea,
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
+        from .widgets.robot_actions import install_robot_dock  # robots: joint panel (issue 10)
+        install_robot_dock(self)
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -270,6 +274,8 @@ class MainWindow(QtWidgets.QMainWindow):
         m = self.menuBar().addMenu("&File")
         self.act_open = m.addAction("&Open mesh…", self.open_mesh_dialog, QtGui.QKeySequence.StandardKey.Open)
         self.act_scene = m.addAction("Open scene &file…", self.open_scene_dialog)
+        from .widgets.robot_actions import add_robot_actions  # robots, trajectories, saved queries
+        add_robot_actions(self, m)
         m.addSeparator()
         self.act_record = m.addAction("&Record frame timings…", self.record_dialog)
         self.act_stop = m.addAction("&Stop recording", self.stop_recording)
@@ -298,11 +304,22 @@ class MainWindow(QtWidgets.QMainWindow):
             self.open_meshes(paths)
 
     def open_meshes(self, paths):
-        """One or two mesh files as a rigid pair scene (more: a dialog says so)."""
+        """Read one or two meshes and build their hierarchies on a worker thread (progress
+        dialog, Cancel); the scene is shown when it is ready (more than two: a dialog says
+        so). Returns the loader, or None."""
+        from .widgets.mesh_loader import MeshLoader
         paths = list(paths)
-        if paths:
-            self.settings.setValue("last_dir", os.path.dirname(paths[0]))
-        self.load_ref({"meshes": paths})
+        if not 1 <= len(paths) <= 2:
+            show_error(self, "Open mesh", f"open one mesh (collided with itself) or two meshes (A and B), "
+                                          f"not {len(paths)}")
+            return None
+        self.settings.setValue("last_dir", os.path.dirname(paths[0]))
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()
+        self.session.set_playing(False)
+        self.mesh_loader = MeshLoader(self, self.session, paths)
+        self.mesh_loader.start()
+        return self.mesh_loader
 
     def open_scene_dialog(self):
         path, _ = QtWidgets.QFileDialog.getOpenFileName(self, "Open scene", self._last_dir(), "Scenes (*.json)")
@@ -380,7 +397,12 @@ class MainWindow(QtWidgets.QMainWindow):
     def dropEvent(self, event):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         scenes = [p for p in paths if p.lower().endswith(".json")]
-        if scenes:
+        from .widgets.robot_actions import open_query_file, open_robot_file
+        if paths and paths[0].lower().endswith(".urdf"):
+            open_robot_file(self, paths[0])
+        elif paths and paths[0].lower().endswith(".npz"):
+            open_query_file(self, paths[0])
+        elif scenes:
             self.load_ref({"file": scenes[0]})
         elif paths:
             self.open_meshes(paths)
@@ -459,6 +481,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.act_stop.setEnabled(on)
         self.act_record.setEnabled(not on)
         self._status()
+
+    def _on_recording_failed(self, message: str):
+        # the session stopped recording after the first write error: one dialog, not one per frame
+        show_error(self, "Recording stopped",
+                   message + "\n\nEvery complete row is kept; the sidecar records the error.")
 
     def _on_scene(self):
         for layer in self.mesh_layers + self.tree_layers:
@@ -781,6 +808,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timer.stop()
         self.session.set_playing(False)
         self.session.stop_recording()
+        if self.mesh_loader is not None:
+            self.mesh_loader.cancel()  # its worker's result is dropped
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState(LAYOUT_VERSION))
         self.settings.sync()

@@ -18,6 +18,7 @@ _EXPORTS = {
     "collide_batch": "collide",
     "DistanceResult": "distance", "distance": "distance", "distance_batch": "distance",
     "Mesh": "mesh", "load_mesh": "mesh",
+    "SavedQuery": "query_io", "load_query": "query_io", "save_query": "query_io",
 }
 
 __all__ = sorted(_EXPORTS)

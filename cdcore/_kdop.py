@@ -22,6 +22,7 @@ from numba import njit
 
 from ._layout import C0, COUNT, E0, LEFT, N_FCOLS, N_ICOLS, RIGHT, SIZE, START
 from .bv import aabb, sphere
+from .bv.kdop_angle import angle_ring_table, fit_angle_occupancy
 from .bv.kdop import (KDOP_DIRS, KdopData, fit_prims, fit_table_node, merge, project_vertices,
                       ring_table, widest_slab)
 
@@ -173,4 +174,7 @@ def _fit_table(kd: KdopData, nodes_i, prim_order, vertices, faces) -> None:
     rt = ring_table(kd.bv)
     fit_table(kd.dirs, nodes_i, prim_order, vertices, faces, kd.slabs, kd.tab, kd.occ, kd.outer, kd.pad, rt.a,
               rt.inv_delta, rt.n)
+    # the paper-faithful table's occupancy (rings equally spaced in angle; same centres)
+    at = angle_ring_table(kd.bv)
+    fit_angle_occupancy(kd.dirs, nodes_i, prim_order, vertices, faces, kd.tab, at.a, at.inv_dtheta, at.n)
     kd.table_valid = True

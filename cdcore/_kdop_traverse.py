@@ -27,6 +27,9 @@ Realignments (``method``):
     k directions, sigma (eq. 9), find its ring m; per node pair
     hi' = E.(R c + t) + |D'| max(T[m, outer] hrel, TN[m] rho) (eq. 5-8, the "correct" term
     of section 4 is E.(R c + t)), with the conservative 2-D table of ``RingTable``.
+``REALIGN_TABLE_ANGLE`` (3)  the paper's own entries (eq. 5-7) on rings equally spaced in
+    angle (``bv.kdop_angle``): the same remapping; m from the angle of D'; per node pair
+    the highest occupied ring <= m and the outermost one (two lookups) and eq. 5's term.
 
 At leaf pairs, every moved triangle of B is first tested with its own exact k-DOP in A's
 directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tests.
@@ -41,11 +44,14 @@ from numba import njit
 from ._kdop import ensure_table
 from ._layout import N_AXES
 from .bv.kdop import facet_table, ring_table
+from .bv.kdop_angle import angle_ring_bound, angle_ring_table
 
 REALIGN_MAJOR = 0
 REALIGN_ALL = 1
 REALIGN_TABLE = 2
-REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR}
+REALIGN_TABLE_ANGLE = 3
+REALIGN_METHODS = {"table": REALIGN_TABLE, "all": REALIGN_ALL, "major": REALIGN_MAJOR,
+                   "table_angle": REALIGN_TABLE_ANGLE}
 DEFAULT_REALIGN = "table"
 
 
@@ -158,11 +164,17 @@ def prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv
                     h = k2 + j
             qi[i, QI_SIGHI] = h
             qi[i, QI_SIGLO] = (h + k2) % k
-            m = int(math.ceil((1.0 - best) * inv_delta))
+            if method == REALIGN_TABLE_ANGLE:  # rings equally spaced in angle (inv_delta: 1/dtheta)
+                m = int(math.ceil(math.acos(min(best, 1.0)) * inv_delta))
+            else:
+                m = int(math.ceil((1.0 - best) * inv_delta))
             if m < 1:
                 m = 1
             if m > n - 1:
                 m = n - 1  # best < a only by rounding: covered by the table's angular slack
+            if method == REALIGN_TABLE_ANGLE:
+                qi[i, QI_HI] = m
+                qf[i, QF_COEF] = nu * TN[n]  # eq. 5's initial factor a (TN[n] holds it)
             qf[i, QF_TN] = nu * TN[m]
             for j in range(n):
                 qf[i, QF_TROW + j] = nu * T[m, j]
@@ -171,7 +183,14 @@ def prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv
 @njit(cache=True, inline='always')
 def realigned_interval(method, i, b, slabB, tabB, outB, qf, qi):
     """(lo', hi') of B's node b along A's direction i, already widened by the query pad.
-    ``tabB`` rows: [centre (3), hrel (k), rho (k)]."""
+    ``tabB`` rows: [centre (3), hrel (k), rho (k), angle-ring occupancy (k)]."""
+    if method == REALIGN_TABLE_ANGLE:
+        k = outB.shape[1]
+        cc = qf[i, QF_G] * tabB[b, 0] + qf[i, QF_G + 1] * tabB[b, 1] + qf[i, QF_G + 2] * tabB[b, 2]
+        m = qi[i, QI_HI]
+        up = angle_ring_bound(qf, i, m, tabB, b, k, qi[i, QI_SIGHI], QF_TROW, QF_TN, QF_COEF)
+        dn = angle_ring_bound(qf, i, m, tabB, b, k, qi[i, QI_SIGLO], QF_TROW, QF_TN, QF_COEF)
+        return cc + qf[i, QF_ETLO] - dn, cc + qf[i, QF_ETHI] + up
     if method == REALIGN_TABLE:
         k = outB.shape[1]
         # the "correct" term of section 4: E.(R c + t)
@@ -224,9 +243,17 @@ def _kdata(bvh, name):
     return kd
 
 
-def _tables(kd):
+def _tables(kd, method=REALIGN_TABLE):
     """The per-k constant tables (dirs, facet arrays, T, TN, inv_delta), kept on the node
-    data (computed once per hierarchy, never changed)."""
+    data (computed once per hierarchy, never changed). ``REALIGN_TABLE_ANGLE`` takes the
+    angle-ring table (T, TN, 1/dtheta) in the T, TN, inv_delta places."""
+    if method == REALIGN_TABLE_ANGLE:
+        tabs = getattr(kd, "_query_tables_angle", None)
+        if tabs is None:
+            ft, at = facet_table(kd.bv), angle_ring_table(kd.bv)
+            tabs = kd._query_tables_angle = (kd.dirs, ft.vert, ft.start, ft.slab, ft.sign, ft.inv, at.T, at.TN,
+                                             at.inv_dtheta)
+        return tabs
     tabs = getattr(kd, "_query_tables", None)
     if tabs is None:
         ft, rt = facet_table(kd.bv), ring_table(kd.bv)
@@ -239,9 +266,9 @@ def _plan(bvh_b, realign):
     """(method, B's KdopData, the per-k tables (dirs, facet arrays, T, TN, inv_delta))."""
     kd = _kdata(bvh_b, "bvh_b")
     method = REALIGN_METHODS[realign]
-    if method == REALIGN_TABLE and not kd.table_valid:
+    if method in (REALIGN_TABLE, REALIGN_TABLE_ANGLE) and not kd.table_valid:
         ensure_table(bvh_b)
-    return method, kd, _tables(kd)
+    return method, kd, _tables(kd, method)
 
 
 def kdop_query_arrays(bvh_a, bvh_b, method: int):
@@ -249,9 +276,9 @@ def kdop_query_arrays(bvh_a, bvh_b, method: int):
     table rows and outer rings of B, B's padding scale, the per-k tables)."""
     kd_a = _kdata(bvh_a, "bvh_a")
     kd_b = _kdata(bvh_b, "bvh_b")
-    if method == REALIGN_TABLE and not kd_b.table_valid:
+    if method in (REALIGN_TABLE, REALIGN_TABLE_ANGLE) and not kd_b.table_valid:
         ensure_table(bvh_b)
-    return (kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, kd_b.scale) + _tables(kd_b)
+    return (kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, kd_b.scale) + _tables(kd_b, method)
 
 
 # placeholders of the same types for queries on other bounding volumes (never written)

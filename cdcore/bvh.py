@@ -135,6 +135,37 @@ class BVH:
             self.mesh = self.mesh.with_vertices(vertices)
         self._build()
 
+    def scaled(self, scale) -> "BVH":
+        """This hierarchy for the model scaled by ``diag(scale)`` (scale (3,) > 0): AABB trees
+        only. A non-uniform scaling is not a deformation (van den Bergen 1998, section 6): the
+        boxes of the scaled model are the scaled boxes, exactly, with no refit. The result
+        shares the topology and is cached for the last scale asked for (what ``collide`` uses
+        for a pose with per-axis scale). Other types raise ``ValueError``: a scaled OBB or
+        sphere is no longer one."""
+        if self.kind != L.KIND_AABB:
+            raise ValueError(f"scaled: per-axis scale is supported for 'aabb' hierarchies only, not "
+                             f"bv={self.bv!r} (a scaled oriented box or sphere is not one)")
+        s = np.asarray(scale, dtype=np.float64).reshape(3)
+        if not (np.all(np.isfinite(s)) and np.all(s > 0)):
+            raise ValueError(f"scale: expected 3 finite positive factors, got {scale!r}")
+        key = tuple(s.tolist())
+        cached = getattr(self, "_scaled_cache", None)
+        if cached is not None and cached[0] == key and cached[2] is self._F:
+            return cached[1]
+        out = BVH.__new__(BVH)
+        out.mesh = Mesh(self.mesh.vertices * s, self.mesh.faces, name=self.mesh.name)
+        out.bv, out.kind, out.leaf_size = self.bv, self.kind, self.leaf_size
+        F = self._F.copy()
+        out._set_pack(F, self._I, self.depth, None)
+        out._nf[:, L.C0:L.C0 + 3] *= s
+        out._nf[:, L.E0:L.E0 + 3] *= s
+        out._v[:] = out.mesh.vertices
+        e = out._nf[:, L.E0:L.E0 + 3]
+        m = 1e-3 * e.max(axis=1)  # aabb.box_size: the descend volume of the scaled boxes
+        out._nf[:, L.SIZE] = 8.0 * (e[:, 0] + m) * (e[:, 1] + m) * (e[:, 2] + m)
+        self._scaled_cache = (key, out, self._F)
+        return out
+
     # ---- inspection ---------------------------------------------------------------
     @property
     def n_nodes(self) -> int:

@@ -8,7 +8,7 @@ from . import _layout as L
 
 def check_bvh(bvh, rtol: float = 1e-12, children: bool | None = None) -> list[str]:
     """Every node's box and sphere enclose its triangles' vertices (within ``rtol`` of the
-    mesh's coordinate scale); children after parents; the leaves partition the triangles.
+    mesh's coordinate scale); every node finite; children after parents; the leaves partition the triangles.
     With ``children`` (default: for AABB trees) every box also encloses its children's
     boxes and every sphere its children's spheres: always true for AABBs, and for oriented
     boxes and spheres after a refit (which merges children); a top-down fit encloses the
@@ -17,6 +17,10 @@ def check_bvh(bvh, rtol: float = 1e-12, children: bool | None = None) -> list[st
     if children is None:
         children = bvh.kind == L.KIND_AABB
     errs: list[str] = []
+    bad = ~np.isfinite(bvh.nodes_f).all(axis=1)
+    if bad.any():
+        errs.append(f"{int(bad.sum())} nodes have NaN or infinite values (first: node {int(np.argmax(bad))})")
+        return errs  # the volume checks below would compare against NaN and pass
     v, f = bvh.mesh.vertices, bvh.mesh.faces
     tol = rtol * float(np.abs(v).max() + np.ptp(v, axis=0).max()) + 1e-300
     ni = bvh.nodes_i

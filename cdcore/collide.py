@@ -205,6 +205,52 @@ def raise_pose_status(status: int, name_a="pose_a", name_b="pose_b"):
     raise ValueError(f"{name_a}: {_POSE_PROBLEMS[status - POSE_A_BAD]}")
 
 
+_NOT_RIGID = 3  # transforms._pose_problem: rotation part not orthonormal
+
+
+def split_scale(pose):
+    """(rigid pose (4, 4), scale (3,)) of a pose ``[R diag(s) | t]`` with R a rotation and
+    s > 0 (van den Bergen 1998, section 6: VRML's non-uniform scaling), or None when it is
+    not of that form (shear, reflection, zero scale)."""
+    M = np.asarray(pose, dtype=np.float64)
+    if M.shape != (4, 4) or not np.all(np.isfinite(M)):
+        return None
+    s = np.sqrt((M[:3, :3] ** 2).sum(axis=0))
+    if not np.all(s > 0):
+        return None
+    rigid = M.copy()
+    rigid[:3, :3] = M[:3, :3] / s
+    try:
+        as_pose(rigid)
+    except ValueError:
+        return None
+    return rigid, s
+
+
+def _scaled_query(bvh_a, pose_a, bvh_b, pose_b):
+    """A query whose poses may carry per-axis scale: (bvh_a, rigid pose_a, bvh_b, rigid
+    pose_b) with the scaled AABB trees (``BVH.scaled``). A pose that is not
+    ``[R diag(s) | t]`` raises the rigid-pose error; a scale on a non-AABB tree says so."""
+    out = []
+    for name, bvh, pose in (("pose_a", bvh_a, pose_a), ("pose_b", bvh_b, pose_b)):
+        if pose is None:
+            out += [bvh, _EYE]
+            continue
+        split = split_scale(pose)
+        if split is None:
+            out += [bvh, as_pose(pose, name)]  # raises what is wrong with it
+            continue
+        rigid, s = split
+        if np.all(np.abs(s - 1.0) <= 1e-9):
+            out += [bvh, rigid]
+        elif bvh.kind != L.KIND_AABB:
+            raise ValueError(f"{name}: has per-axis scale {np.round(s, 6).tolist()}; scaled poses are supported "
+                             f"for 'aabb' hierarchies only (van den Bergen 1998, section 6), not bv={bvh.bv!r}")
+        else:
+            out += [bvh.scaled(s), rigid]
+    return out
+
+
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
             contacts: str = "all", trace: bool = False, realign: str | None = None) -> CollisionResult:
     """Intersect two posed meshes through their hierarchies.
@@ -214,7 +260,9 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
     bvh_a, bvh_b : BVH
         Hierarchies of the same bounding-volume type.
     pose_a, pose_b : (4, 4) float64
-        Rigid model-to-world transforms (``None``: identity).
+        Rigid model-to-world transforms (``None``: identity). AABB hierarchies also take
+        poses with per-axis scale, ``[R diag(s) | t]`` (van den Bergen 1998, section 6: the
+        boxes are scaled, ``BVH.scaled``, never refitted); other types raise ``ValueError``.
     test : {"sat15", "sat6", "sphere", "sphere5", "sphere15"}, optional
         Overlap test: all 15 separating axes, SAT lite (6 face normals), spheres only,
         the dual OBB-sphere test (sphere then 5 axes) or sphere then 15 axes. Defaults to
@@ -223,7 +271,7 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         Report every intersecting triangle pair, or stop at the first.
     trace : bool
         Record every tested node pair (``CollisionResult.trace``).
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         k-DOP hierarchies only (default "table"; must be None for other types): how B's
         k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
         test is "slab" and trace/histogram axis ids are A's slab directions
@@ -239,8 +287,12 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         first = True
     else:
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
-    pa = pose_arg(pose_a, "pose_a")
-    pb = pose_arg(pose_b, "pose_b")
+    try:
+        pa = pose_arg(pose_a, "pose_a")
+        pb = pose_arg(pose_b, "pose_b")
+    except ValueError:  # maybe a pose with per-axis scale (the kernel checks the others)
+        return collide(*_scaled_query(bvh_a, pose_a, bvh_b, pose_b), test=test, contacts=contacts, trace=trace,
+                       realign=realign)
     counts = np.empty(STATUS + 1, dtype=np.int64)
     rows = None
     t0 = time.perf_counter()
@@ -259,8 +311,9 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.test,
                               plan.program, first, counts)
     t_total = time.perf_counter() - t0
-    if counts[STATUS]:
-        raise_pose_status(int(counts[STATUS]))
+    if counts[STATUS]:  # a bad pose, or one with per-axis scale
+        return collide(*_scaled_query(bvh_a, pose_a, bvh_b, pose_b), test=test, contacts=contacts, trace=trace,
+                       realign=realign)
     return CollisionResult(len(pairs) > 0, pairs, counts, t_total,
                            None if rows is None else Trace.from_rows(rows))
 
@@ -291,7 +344,7 @@ def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None
         Placements of B.
     pose_a : (4, 4) float64, optional
         Placement of A (identity by default).
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         As for ``collide`` (k-DOP hierarchies only).
     parallel : bool
         Use all of numba's threads (``numba.set_num_threads``); the hits are identical to

@@ -139,7 +139,7 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
         expands only pairs whose bound is below the final threshold). Same distance.
         Default: "best" for aabb trees (their loose boxes make early best distances poor),
         "depth" for the others (faster on the linked-tori benchmark).
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         k-DOP hierarchies only, as for ``collide`` (default "table"): how B's k-DOPs are
         realigned to A's directions for the section 5 bound.
 

@@ -8,6 +8,17 @@ import numpy as np
 
 _INT32_MAX = np.iinfo(np.int32).max
 
+#: The coordinate range where the kernels are exact (``cdcore._tritri``: "coordinates up to
+#: ~1e60 in magnitude, and products of degree 4 in the coordinates must stay above
+#: ~1e-290"): a mesh's largest |coordinate| must lie in [MIN_SCALE, MAX_COORD] (or be 0).
+#: Outside it the build overflows (NaN oriented boxes from 1e80) or the separation bounds
+#: underflow (missed overlaps from 1e-150); rescale such a mesh.
+MAX_COORD = 1e60
+MIN_SCALE = 1e-72
+#: the most triangles / vertices a mesh may have (a 2**31 index limit in the kernels; this
+#: bound keeps the hierarchy and its buffers within a few GiB)
+MAX_TRIANGLES = 20_000_000
+
 
 def as_vertices(vertices, name="vertices") -> np.ndarray:
     """Validate ``vertices`` : (n, 3) real numbers, all finite -> C-contiguous float64.
@@ -35,7 +46,19 @@ def as_vertices(vertices, name="vertices") -> np.ndarray:
         row = int(np.argwhere(bad)[0, 0])
         raise ValueError(f"{name}: {int(bad.any(axis=1).sum())} vertices are NaN or infinite "
                          f"(first at row {row}: {arr[row].tolist()})")
+    check_range(arr, name)
     return arr
+
+
+def check_range(arr: np.ndarray, name: str = "vertices") -> None:
+    """``ValueError`` unless the largest |coordinate| is 0 or in [MIN_SCALE, MAX_COORD]."""
+    scale = float(np.abs(arr).max())
+    if scale > MAX_COORD:
+        raise ValueError(f"{name}: coordinates up to {scale:.3g} exceed {MAX_COORD:g}, the range where the "
+                         f"kernels are exact; rescale the mesh")
+    if 0.0 < scale < MIN_SCALE:
+        raise ValueError(f"{name}: the largest coordinate is {scale:.3g}, below {MIN_SCALE:g} where the kernels' "
+                         f"error bounds underflow; rescale the mesh")
 
 
 def as_faces(faces, n_vertices: int, name="faces") -> np.ndarray:
@@ -60,6 +83,8 @@ def as_faces(faces, n_vertices: int, name="faces") -> np.ndarray:
     if hi >= n_vertices:
         raise ValueError(f"{name}: vertex index {hi} out of range for {n_vertices} vertices "
                          f"(row {int(np.argmax(arr.max(axis=1)))})")
+    if arr.shape[0] > MAX_TRIANGLES:
+        raise ValueError(f"{name}: {arr.shape[0]:,} triangles; at most {MAX_TRIANGLES:,} are supported")
     if n_vertices > _INT32_MAX:
         raise ValueError(f"{name}: more than 2**31-1 vertices are not supported")
     return np.array(arr, dtype=np.int32, order="C", copy=True)

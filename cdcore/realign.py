@@ -25,7 +25,7 @@ from ._kdop_traverse import QI_SIGHI, REALIGN_METHODS, prepare, realign_node
 from .bv.kdop import KDOP_DIRS, signed_dirs
 from .transforms import transform_points
 
-METHODS = tuple(REALIGN_METHODS)  # ("table", "all", "major")
+METHODS = tuple(REALIGN_METHODS)  # ("table", "all", "major", "table_angle")
 
 
 def _as_rt(R, t):

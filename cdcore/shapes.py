@@ -19,18 +19,70 @@ components or control points, never over vertices.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 import numpy as np
 
-from .mesh import Mesh
+from .mesh import MAX_TRIANGLES, Mesh
 
 __all__ = [
     "torus", "capsule_link", "boat_hull_link", "ellipsoid", "uv_sphere", "icosphere", "box",
     "rounded_box", "cylinder", "teapot_like", "slender_aircraft", "palm", "phalanx", "table",
-    "perturbed_sphere", "wave_sheet", "wave_displace", "wave_torus", "deform_torus", "merge",
+    "perturbed_sphere", "jittered_icosphere", "wave_sheet", "wave_displace", "wave_torus", "deform_torus", "merge",
     "transformed",
 ]
 
 _TAU = 2.0 * np.pi
+
+# Resolution arguments: the smallest value that still gives the documented closed surface
+# (rings need 3 points, a sphere 2 latitude bands); absent names may be 0.
+_MIN_RES = {"n_major": 3, "n_minor": 3, "n_around": 3, "n_lon": 3, "n_lat": 2, "n_round": 1, "n_bumps": 1}
+_RES_PREFIX = "n"
+MAX_RESOLUTION = 100_000  # per resolution argument
+MAX_SUBDIVISIONS = 9      # icosphere: 20 * 4**9 = 5.2M triangles
+
+
+def _checked(fn):
+    """Validate a generator's arguments before anything is allocated: resolutions are
+    integers in range (and together bounded by MAX_TRIANGLES), numbers finite. Bad
+    arguments raise TypeError/ValueError naming the argument (n=0 used to divide by zero)."""
+    sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            bound = sig.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise TypeError(f"{fn.__name__}: {exc}") from None
+        bound.apply_defaults()
+        cells = 1
+        for name, v in bound.arguments.items():
+            where = f"{fn.__name__}({name}=...)"
+            if name.startswith("n_") or name in ("n", "subdivisions", "seed"):
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise TypeError(f"{where}: expected an int, got {v!r}")
+                lo = _MIN_RES.get(name, 0)
+                hi = MAX_SUBDIVISIONS if name == "subdivisions" and fn.__name__ == "icosphere" else (
+                    2**32 - 1 if name == "seed" else MAX_RESOLUTION)
+                if not lo <= v <= hi:
+                    raise ValueError(f"{where}: expected {lo}..{hi}, got {v}")
+                if name != "seed":
+                    cells *= 10 * 4 ** int(v) if fn.__name__ == "icosphere" else max(int(v), 1)
+            elif name in ("vertices", "base_vertices", "mesh", "meshes", "pose", "name"):
+                continue
+            elif v is not None:
+                try:
+                    arr = np.asarray(v, dtype=float)
+                except (TypeError, ValueError):
+                    raise TypeError(f"{where}: expected numbers, got {v!r}") from None
+                if not np.all(np.isfinite(arr)):
+                    raise ValueError(f"{where}: expected finite numbers, got {v!r}")
+        if 2 * cells > MAX_TRIANGLES:  # about two triangles per grid cell
+            raise ValueError(f"{fn.__name__}: the resolution asks for more than {MAX_TRIANGLES:,} triangles "
+                             f"({', '.join(f'{k}={v}' for k, v in bound.arguments.items() if k.startswith('n'))})")
+        return fn(*args, **kwargs)
+    return wrapper
 
 
 # ----------------------------------------------------------------------------- primitives
@@ -218,6 +270,7 @@ def _box_lattice(xs, ys, zs, name: str) -> Mesh:
 
 # ----------------------------------------------------------------------------- basic solids
 
+@_checked
 def torus(major: float = 1.0, minor: float = 0.25, n_major: int = 64, n_minor: int = 16) -> Mesh:
     """A ring torus about +z, centred at the origin.
 
@@ -241,6 +294,7 @@ def torus(major: float = 1.0, minor: float = 0.25, n_major: int = 64, n_minor: i
     return Mesh(v.reshape(-1, 3), _grid_quads(idx, True, True), name="torus")
 
 
+@_checked
 def ellipsoid(radii=(1.0, 1.0, 1.0), n_lat: int = 16, n_lon: int = 32, center=(0.0, 0.0, 0.0)) -> Mesh:
     """A latitude/longitude ellipsoid with poles on the z axis.
 
@@ -269,12 +323,14 @@ def ellipsoid(radii=(1.0, 1.0, 1.0), n_lat: int = 16, n_lon: int = 32, center=(0
     return _ring_mesh(rings + ctr, ctr - (0, 0, c), ctr + (0, 0, c), "ellipsoid")
 
 
+@_checked
 def uv_sphere(radius: float = 1.0, n_lat: int = 16, n_lon: int = 32, center=(0.0, 0.0, 0.0)) -> Mesh:
     """A latitude/longitude sphere; see :func:`ellipsoid` for counts (``2 n_lon (n_lat-1)`` triangles)."""
     m = ellipsoid((radius,) * 3, n_lat, n_lon, center)
     return Mesh(m.vertices, m.faces, name="uv_sphere")
 
 
+@_checked
 def icosphere(radius: float = 1.0, subdivisions: int = 3, center=(0.0, 0.0, 0.0)) -> Mesh:
     """A geodesic sphere: an icosahedron split ``subdivisions`` times (``20 * 4**s`` triangles)."""
     t = (1.0 + 5 ** 0.5) / 2.0
@@ -299,6 +355,7 @@ def icosphere(radius: float = 1.0, subdivisions: int = 3, center=(0.0, 0.0, 0.0)
     return Mesh(v * radius + np.asarray(center, float), f, name="icosphere")
 
 
+@_checked
 def box(extents=(1.0, 1.0, 1.0), center=(0.0, 0.0, 0.0), subdivisions: int = 1) -> Mesh:
     """An axis-aligned box; each face a ``subdivisions x subdivisions`` grid.
 
@@ -315,6 +372,7 @@ def box(extents=(1.0, 1.0, 1.0), center=(0.0, 0.0, 0.0), subdivisions: int = 1) 
     return _box_lattice(*ax, name="box")
 
 
+@_checked
 def rounded_box(extents=(1.0, 1.0, 1.0), rounding: float = 0.1, center=(0.0, 0.0, 0.0),
                 n_round: int = 4, n_flat: int = 4) -> Mesh:
     """A box whose edges and corners are rounded with radius ``rounding``.
@@ -344,6 +402,7 @@ def rounded_box(extents=(1.0, 1.0, 1.0), rounding: float = 0.1, center=(0.0, 0.0
     return Mesh(v + np.asarray(center, float), m.faces, name="rounded_box")
 
 
+@_checked
 def cylinder(radius: float = 0.5, height: float = 1.0, n_around: int = 32, n_height: int = 1,
              center=(0.0, 0.0, 0.0)) -> Mesh:
     """A closed cylinder along +z, centred, with flat caps (fans to a centre vertex).
@@ -360,6 +419,7 @@ def cylinder(radius: float = 0.5, height: float = 1.0, n_around: int = 32, n_hei
 
 # ----------------------------------------------------------------------------- chain links
 
+@_checked
 def capsule_link(length: float = 3.0, thickness: float = 1.0, n_around: int = 16, n_len: int = 8) -> Mesh:
     """A convex chain link: a capsule along +x from x=0 (joint end) to x=``length``.
 
@@ -401,6 +461,7 @@ def _keel_section(n_around: int, dent: float) -> np.ndarray:
     return np.stack([y, z], -1)
 
 
+@_checked
 def boat_hull_link(length: float = 6.0, thickness: float = 1.0, dent: float = 0.35, n_around: int = 24,
                    n_len: int = 24) -> Mesh:
     """A non-convex chain link: :func:`capsule_link` with a concave keel groove along -z.
@@ -458,6 +519,7 @@ _TEAPOT_PROFILE = np.array([
     (0.12, 1.36), (0.06, 1.41), (0.00, 1.43)])
 
 
+@_checked
 def teapot_like(n_around: int = 48, n_profile: int = 40) -> Mesh:
     """A teapot-like object: a lathed body plus a spout and a handle (three closed components).
 
@@ -498,6 +560,7 @@ def teapot_like(n_around: int = 48, n_profile: int = 40) -> Mesh:
     return merge([body, spout, handle], name="teapot_like")
 
 
+@_checked
 def slender_aircraft(n: int = 32) -> Mesh:
     """An aircraft-like model along +x: slender fuselage, swept wing, tail, two engine pods.
 
@@ -549,6 +612,7 @@ def slender_aircraft(n: int = 32) -> Mesh:
 
 # ----------------------------------------------------------------------------- hand, table
 
+@_checked
 def palm(width: float = 0.9, length: float = 1.0, thickness: float = 0.3, rounding: float | None = None,
          n_round: int = 4, n_flat: int = 4) -> Mesh:
     """A rounded-box palm: x from 0 (wrist joint) to ``length``, centred in y and z.
@@ -570,12 +634,14 @@ def palm(width: float = 0.9, length: float = 1.0, thickness: float = 0.3, roundi
     return Mesh(m.vertices, m.faces, name="palm")
 
 
+@_checked
 def phalanx(length: float = 0.4, radius: float = 0.09, n_around: int = 16, n_len: int = 4) -> Mesh:
     """A finger bone: a capsule of radius ``radius`` along +x from x=0 (joint) to ``length``."""
     m = capsule_link(length, 2.0 * radius, n_around, n_len)
     return Mesh(m.vertices, m.faces, name="phalanx")
 
 
+@_checked
 def table(width: float = 1.6, depth: float = 0.9, height: float = 0.75, top_thickness: float = 0.05,
           leg_radius: float = 0.04, n_around: int = 16) -> Mesh:
     """A table: a box top with its upper face at z=``height`` and four cylinder legs (five components).
@@ -615,6 +681,7 @@ def _bump_field(dirs: np.ndarray, seed: int, n_bumps: int) -> np.ndarray:
     return np.cos(dirs @ axes.T * freq + phase) @ w / w.sum()
 
 
+@_checked
 def perturbed_sphere(radius: float = 1.0, amplitude: float = 0.05, n_lat: int = 50, n_lon: int = 50,
                      seed: int = 0, n_bumps: int = 6, center=(0.0, 0.0, 0.0)) -> Mesh:
     """A bumpy sphere: :func:`uv_sphere` directions scaled to ``radius + amplitude * f(direction)``.
@@ -636,6 +703,23 @@ def perturbed_sphere(radius: float = 1.0, amplitude: float = 0.05, n_lat: int = 
                 name="perturbed_sphere")
 
 
+def jittered_icosphere(radius: float = 1.0, amplitude: float = 0.01, subdivisions: int = 4, seed: int = 0,
+                       center=(0.0, 0.0, 0.0)) -> Mesh:
+    """An :func:`icosphere` whose vertex coordinates are randomly perturbed (Fünzig &
+    Fellner's parallel-close scene: "randomly perturbing the inner sphere coordinates"):
+    every coordinate moves by a seeded uniform offset in ``[-amplitude, amplitude]``, so
+    every vertex lies within ``sqrt(3) amplitude`` of the sphere. ``20 * 4**s`` triangles
+    (5,120 for s = 4, the paper's spheres have 5,140). Requires ``amplitude < radius / 4``
+    (the triangles keep their orientation)."""
+    if not 0.0 <= amplitude < 0.25 * radius:
+        raise ValueError(f"amplitude must be in [0, radius / 4), got {amplitude}")
+    m = icosphere(radius, subdivisions)
+    rng = np.random.default_rng(seed)
+    v = m.vertices + rng.uniform(-amplitude, amplitude, m.vertices.shape) + np.asarray(center, float)
+    return Mesh(v, m.faces, name="jittered_icosphere")
+
+
+@_checked
 def wave_sheet(size: float = 2.0, n: int = 64) -> Mesh:
     """An open flat square grid in the xy-plane (z=0), centred, normals +z.
 
@@ -695,6 +779,7 @@ def deform_torus(base_vertices, t: float, amplitude: float = 0.3, major: float =
     return axis + (v - axis) * f[:, None]
 
 
+@_checked
 def wave_torus(major: float = 1.0, minor: float = 0.25, n_major: int = 64, n_minor: int = 16, t: float = 0.0,
                amplitude: float = 0.3, n_waves: int = 3, speed: float = 1.0) -> Mesh:
     """:func:`torus` deformed by :func:`deform_torus` at time ``t`` (same faces as ``torus``)."""

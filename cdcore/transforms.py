@@ -111,7 +111,12 @@ def transform_points(R, t, points):
 def random_rotations(n, rng) -> np.ndarray:
     """(n, 3, 3) uniformly distributed rotations (Shoemake, Graphics Gems III: a uniform
     unit quaternion from three uniform numbers)."""
-    u1, u2, u3 = rng.random((3, n))
+    return rotations_from_uniform(rng.random((3, n)))
+
+
+def rotations_from_uniform(u) -> np.ndarray:
+    """(n, 3, 3) rotations from (3, n) uniform numbers in [0, 1) (Shoemake)."""
+    u1, u2, u3 = u
     a, b = np.sqrt(1.0 - u1), np.sqrt(u1)
     w = a * np.sin(2 * np.pi * u2)
     x = a * np.cos(2 * np.pi * u2)

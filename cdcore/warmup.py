@@ -21,6 +21,7 @@ def _steps():
 
     import cdcore
     from cdcore import shapes
+    from cdcore._kdop_traverse import REALIGN_METHODS
     from cdcore.transforms import make_pose, rotation_about
 
     torus = shapes.torus(1.0, 0.3, 12, 6)
@@ -33,7 +34,7 @@ def _steps():
             b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2)
             b.refit(torus.vertices * 1.01)
             b.check()
-            realigns = ("table", "all", "major") if bv.startswith("kdop") else (None,)
+            realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
             for realign in realigns:
                 tests = (None,) if realign else cdcore.BV_TYPES[bv].tests
                 for test in tests:

@@ -163,7 +163,7 @@ def test_model_layer_does_not_import_qt():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-@pytest.mark.parametrize("realign", ["table", "all", "major"])
+@pytest.mark.parametrize("realign", ["table", "table_angle", "all", "major"])
 def test_kdop_scenes_step_and_show_realigned_intervals(realign):
     s = Session()
     s.bv = "kdop18"

@@ -110,7 +110,8 @@ def test_recording_writes_header_and_rows(window, tmp_path):
 def test_bad_mesh_file_shows_a_dialog_and_the_app_keeps_running(window, qtbot, tmp_path):
     bad = tmp_path / "bad.obj"
     bad.write_text("v 1 2\nf 1 2 3 4 5\nthis is not a mesh\n")
-    window.open_meshes([str(bad)])
+    window.open_meshes([str(bad)])  # read on a worker thread: the dialog comes when it fails
+    qtbot.waitUntil(lambda: window.findChild(QtWidgets.QMessageBox, "errorDialog") is not None, timeout=60_000)
     box = window.findChild(QtWidgets.QMessageBox, "errorDialog")
     assert box is not None and "bad.obj" in box.text()
     box.close()
@@ -141,8 +142,8 @@ def test_kdop_realignment_view(window):
     panel.next_btn.click()
     panel.next_btn.click()
     rep = window.realign_panel.report
-    assert rep is not None and set(rep["methods"]) == {"table", "all", "major"}
-    assert window.realign_panel.table.rowCount() == 4
+    assert rep is not None and set(rep["methods"]) == {"table", "table_angle", "all", "major"}
+    assert window.realign_panel.table.rowCount() == 5
     assert len(window._realign_actors) >= 3
     # every realigned k-DOP contains the exact one
     k2 = len(rep["exact"]) // 2

@@ -39,18 +39,24 @@ def test_quick_run_exit_code_and_common_fields(quick):
 def test_articulated_rows(quick):
     _, data = quick
     rows = {r["method"]: r for r in _rows(data, "articulated", "chains-6to1")}
-    assert set(rows) == {"brute", "aabb_plus", "aabb_star", "obb", "cab"}
+    assert set(rows) == {"brute", "aabb_plus", "aabb_star", "obb", "cab", "cab_sum"}
     frames = rows["cab"]["frames"]
     assert frames == 60 and all(r["frames"] == frames for r in rows.values())
     for r in rows.values():
         for key in ("n_coll", "n_false", "t_query", "t_upd", "t_test", "t_total", "t_frame_median_ms",
-                    "contacts", "paper_n_coll", "paper_t_total"):
+                    "contacts", "contacts_per_frame"):
             assert key in r
         assert 0 <= r["n_false"] <= r["n_coll"] <= rows["brute"]["n_coll"]
         assert r["t_total"] == pytest.approx(r["t_query"] + r["t_upd"] + r["t_test"])
         assert r["contacts"] == rows["brute"]["contacts"]  # the broad phase is conservative
-    # two chains of 16 links: every link pair, every frame
-    assert rows["brute"]["n_coll"] == 256 * frames
+    for key in ("n_coll", "t_total", "contacts_per_frame"):
+        assert all(f"paper_{key}" in r for m, r in rows.items() if m != "cab_sum")
+    assert "paper_n_coll" not in rows["cab_sum"]  # the paper has no CAB-sum row
+    assert rows["brute"]["paper_contacts_per_frame"] == pytest.approx(354 / 10000)
+    # 16 links (two chains of 8), self-collision included: C(16, 2) = 120 pairs every frame
+    assert rows["brute"]["n_coll"] == 120 * frames
+    assert rows["cab_sum"]["n_coll"] == rows["cab"]["n_coll"]  # the same leaf boxes
+    assert rows["cab_sum"]["internal_node_updates"] == 2 * 7 * frames
     assert rows["brute"]["t_upd"] == rows["brute"]["t_test"] == 0
     # OBB and CAB share the leaf boxes: the same exact queries
     assert rows["obb"]["n_coll"] == rows["cab"]["n_coll"]
@@ -58,6 +64,10 @@ def test_articulated_rows(quick):
     assert rows["cab"]["paper_n_coll"] == 7194
     names = {v["verdict"] for v in data["verdicts"] if v["scene"] == "chains-6to1"}
     assert {"CAB t[upd] < OBB t[upd]", "OBB #coll == CAB #coll", "OBB #coll < AABB* #coll"} <= names
+    assert any(n.startswith("brute tests C(16, 2) = 120") for n in names)
+    folds = [r for r in data["rows"] if r["scene"] == "cab-sum-folds"]
+    assert len(folds) == 1 and 0.5 < folds[0]["volume_ratio_mean"] < 2.0
+    assert not any(r["section"] == "realign" for r in data["rows"])  # no proximity scene named
 
 
 def test_rigid_rows(quick):
@@ -155,3 +165,28 @@ def test_paper_figures_are_consistent():
                 assert r["N_p"] * r["C_p"] * 1e-6 == pytest.approx(r["T_p"], rel=0.06), (test, bv, model)
                 assert r["T_b"] + r["T_p"] == pytest.approx(r["T_total"], abs=0.11)
     assert set(pf.VDB_SCENE_MODEL.values()) == set(pf.VDB_MODEL_TRIANGLES)
+
+
+def test_proximity_and_realignment_sections(tmp_path):
+    """proximity-point as Fünzig & Fellner ran it (OBB vs k-DOP trees, every realignment)
+    and the realignment section (Table 1 with the 12-DOP, the three tables, looseness)."""
+    out = tmp_path / "t.json"
+    assert main(["tables", "--quick", "--scenes", "proximity-point", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    prox = _rows(data, "proximity", "proximity-point")
+    assert {(r["method"], r["realign"]) for r in prox} == (
+        {("obb", "-")} | {(f"kdop{k}", m) for k in (6, 14, 18, 26) for m in ("table_angle", "table", "all", "major")})
+    assert len({r["hits"] for r in prox}) == 1 and all(r["bv_per_query"] > 0 for r in prox)
+    real = _rows(data, "realign")
+    ap = {r["method"]: r for r in real if r["label"] == "aperture"}
+    assert set(ap) == {"kdop6", "kdop12", "kdop14", "kdop18", "kdop26"}
+    assert ap["kdop12"]["paper_aperture"] == 0.787539 and ap["kdop12"]["aperture"] == pytest.approx(0.794654, abs=1e-6)
+    pat = {(r["method"], r["label"]): r for r in real if r["test"] == "patches"}
+    for k in (6, 14, 18, 26):
+        assert pat[(f"kdop{k}", "table_angle")]["fail_share"] == 0 == pat[(f"kdop{k}", "table")]["fail_share"]
+        assert pat[(f"kdop{k}", "paper_cosine")]["fail_share"] > 0
+    loose = {(r["method"], r["label"]) for r in real if r["test"] == "looseness"}
+    assert len(loose) == 16
+    verdicts = {v["verdict"]: v for v in data["verdicts"] if v["scene"] == "realignment"}
+    assert verdicts["table (angle rings) is conservative (no bound below the support)"]["status"] == "PASS"
+    assert any("speed" in v["verdict"] or "time of table" in v["verdict"] for v in verdicts.values())

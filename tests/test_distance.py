@@ -109,7 +109,7 @@ def test_both_search_orders_and_every_realignment():
                       orders=("depth", "best"))
         for bv in KDOPS:
             ba, bb = build_bvh(ma, bv), build_bvh(mb, bv)
-            for realign in ("table", "all", "major"):
+            for realign in ("table", "table_angle", "all", "major"):
                 res = distance(ba, None, bb, pb, realign=realign)
                 check_result(res, D, ma, np.eye(4), mb, pb, (bv, realign))
 
@@ -287,7 +287,7 @@ def test_kdop_section5_bound_on_random_node_pairs(bv):
     D = brute(ma, None, mb, pb)
     ba, bb = build_bvh(ma, bv), build_bvh(mb, bv)
     R, t = relative_transform(np.eye(4), pb)
-    for realign in ("table", "all", "major"):
+    for realign in ("table", "table_angle", "all", "major"):
         method, qf, qi = prepare(bb, realign, R, t)
         kd = bb.kdop
         informative = 0

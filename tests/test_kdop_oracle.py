@@ -14,7 +14,7 @@ from cdcore.transforms import make_pose, random_rotations, relative_transform, r
 from meshgen import cube, grid, soup, torus, uv_sphere
 
 KDOPS = ("kdop6", "kdop14", "kdop18", "kdop26")
-REALIGNS = ("table", "all", "major")
+REALIGNS = ("table", "table_angle", "all", "major")
 KR = [(bv, r) for bv in KDOPS for r in REALIGNS]
 
 
@@ -232,7 +232,7 @@ def test_default_realign_is_table_and_realign_is_checked():
     assert d.pairs.tolist() == tb.pairs.tolist() and d.stats.bv_tests == tb.stats.bv_tests
     assert collide(ka, None, kb, pose, test="slab").hit
     for bad in ("TABLE", "zachmann", "", 3):
-        with pytest.raises(ValueError, match=r"realign: expected one of \('table', 'all', 'major'\)"):
+        with pytest.raises(ValueError, match=r"realign: expected one of \('table', 'all', 'major', 'table_angle'\)"):
             collide(ka, None, kb, pose, realign=bad)
         with pytest.raises(ValueError, match=r"realign: expected one of"):
             collide_batch(ka, kb, pose[None], realign=bad)

@@ -369,7 +369,7 @@ def test_axis_overlay_draws_the_projected_intervals(plotter, torus):
     ov = AxisOverlay(plotter)
     assert ov.show(step, st.t.tree_a, st.t.tree_b)
     g = ov.geometry
-    u, m, o = g["axis"], g["midpoint"], g["offset"]
+    u, o = g["axis"], g["offset"]
     proj = g["ends"] @ u
     np.testing.assert_allclose(proj, [*step.interval_a, *step.interval_b], atol=1e-9)
     assert abs(o @ u) < 1e-9

@@ -341,12 +341,13 @@ def ground_truth(session, pair_index: int | None = None, max_pair_tests: int = M
     one ``pair_index``), at triangle and at link level (see ``GroundTruth``).
 
     Brute force: every triangle pair of every link pair (adjacent links of a self-collision
-    pair excluded, as cdcore does) with B's triangles moved into A's frame exactly as the
-    kernels move them (``relative_transform`` + ``transform_points``), tested with the numpy
-    oracle ``tri_tri_overlap_numpy``; pairs are first pruned by padded boxes (links in world,
-    then triangles in A's frame: exact, see ``PREFILTER_PAD_REL``). A link pair needing more
-    than ``max_pair_tests`` oracle tests, or going over ``max_total_tests`` in all, is
-    reported as skipped rather than freezing the app."""
+    pair excluded when they touch at their joints, as cdcore does) with B's triangles moved
+    into A's frame exactly as the kernels move them (``relative_transform`` +
+    ``transform_points``), tested with the numpy oracle ``tri_tri_overlap_numpy``; pairs are
+    first pruned by padded boxes (links in world, then triangles in A's frame: exact, see
+    ``PREFILTER_PAD_REL``). A link pair needing more than ``max_pair_tests`` oracle tests,
+    or going over ``max_total_tests`` in all, is reported as skipped rather than freezing
+    the app."""
     if session.scene is None or session.result is None:
         raise ValueError("no scene loaded")
     s, frame = session.scene, session.frame
@@ -377,7 +378,7 @@ def ground_truth(session, pair_index: int | None = None, max_pair_tests: int = M
         i, j = s.pairs[k]
         A, B = s.bodies[i], s.bodies[j]
         if i == j:
-            adj = A.body.adjacent_pairs()
+            adj = A.body.skipped_self_pairs()  # adjacent links, when they touch at their joints
             lps = [(a, b) for a in range(A.body.n_links) for b in range(a + 1, A.body.n_links)
                    if (a, b) not in adj and (b, a) not in adj]
         else:

@@ -27,7 +27,7 @@ class DistanceReport:
 
 def min_distance(session, pair_index: int | None = None, abs_err: float = 0.0, rel_err: float = 0.0):
     """Branch-and-bound minimum distance (``cdcore.distance``) between the two bodies of a
-    scene pair: over every link pair (adjacent links excluded for self-pairs), smallest
+    scene pair: over every link pair (adjacent links touching at their joints excluded for self-pairs), smallest
     first by the links' world bounding spheres so most pairs are skipped once a small
     distance is known."""
     from cdcore.distance import distance
@@ -36,7 +36,7 @@ def min_distance(session, pair_index: int | None = None, abs_err: float = 0.0, r
     i, j = s.pairs[k]
     A, B = s.bodies[i], s.bodies[j]
     Pa, Pb = A.link_poses[session.frame], B.link_poses[session.frame]
-    adj = A.body.adjacent_pairs() if i == j else set()
+    adj = A.body.skipped_self_pairs() if i == j else set()
     cands = [(la, lb) for la in range(A.body.n_links) for lb in range(B.body.n_links)
              if not (i == j and (la >= lb or (la, lb) in adj))]
     # lower bounds from the links' root spheres (centre + radius of the root box)

@@ -1,8 +1,12 @@
-"""Recording frame timings: a CSV flushed row by row (a killed app leaves a valid file up
-to its last frame) and a JSON sidecar written atomically when recording stops."""
+"""Recording frame timings: a CSV written row by row straight to the file (a killed app
+leaves a valid file up to its last frame) and a JSON sidecar written atomically when
+recording stops. On a write error (disk full, I/O error) the recorder truncates the
+CSV back to its last complete row, closes it, writes the sidecar with the error and
+raises ``RecorderError`` once; it is then stopped."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import platform
@@ -22,43 +26,103 @@ class Recorder:
     """Writes one CSV row per recorded frame: the ``COLUMNS`` above (times in ms; ``fps``
     of the whole loop, rendering included; ``t_render_ms`` the drawing time)."""
 
-    def __init__(self, path: str, settings: dict):
+    def __init__(self, path: str, settings: dict, opener=None):
+        """``opener(path)`` returns the binary file to write (default: an unbuffered
+        ``open(path, "wb", buffering=0)``; tests pass a fault-injecting one)."""
         self.path = os.path.abspath(path)
         self.settings = dict(settings)
         self.rows = 0
         self.started = time.time()
+        self.error: str | None = None   # the write error that stopped the recording
+        self.stop_reason: str | None = None  # e.g. "interrupted (Ctrl-C)"
+        self._good = 0  # bytes of complete rows on disk
         try:
-            self._fh = open(self.path, "w", newline="", encoding="utf-8")
+            self._fh = (opener or _open_raw)(self.path)
         except OSError as exc:
             raise RecorderError(f"cannot record to {self.path}: {exc.strerror or exc}") from None
-        self._writer = csv.writer(self._fh)
-        self._writer.writerow(COLUMNS)
-        self._fh.flush()
+        self._append(COLUMNS)
 
     @property
     def sidecar_path(self) -> str:
         return os.path.splitext(self.path)[0] + ".json"
 
+    @property
+    def closed(self) -> bool:
+        return self._fh is None
+
     def write(self, row: dict) -> None:
-        """Append one frame (keys: ``COLUMNS``) and flush it to disk."""
-        try:
-            self._writer.writerow([_fmt(row.get(c, "")) for c in COLUMNS])
-            self._fh.flush()
-        except OSError as exc:
-            raise RecorderError(f"cannot write to {self.path}: {exc.strerror or exc}") from None
+        """Append one frame (keys: ``COLUMNS``), written through to the file. A write error
+        stops the recording (see the module docstring) and raises ``RecorderError``."""
+        self._append([_fmt(row.get(c, "")) for c in COLUMNS])
         self.rows += 1
 
-    def close(self) -> str:
+    def _append(self, cells) -> None:
+        if self._fh is None:
+            raise RecorderError(f"recording to {self.path} has stopped" + (f": {self.error}" if self.error else ""))
+        buf = io.StringIO()
+        csv.writer(buf).writerow(cells)
+        data = buf.getvalue().encode("utf-8")
+        try:
+            view = memoryview(data)
+            while view:  # a raw write may be partial
+                n = self._fh.write(view)
+                if not n:
+                    raise OSError(f"wrote 0 of {len(view)} bytes")
+                view = view[n:]
+            self._fh.flush()
+        except OSError as exc:
+            self._fail(f"cannot write to {self.path}: {exc.strerror or exc}")
+        self._good += len(data)
+
+    def _fail(self, message: str) -> None:
+        """Keep the complete rows, drop the partial one, write the sidecar, raise once."""
+        self.error = message
+        try:
+            self._fh.truncate(self._good)
+        except (OSError, ValueError):
+            try:
+                os.truncate(self.path, self._good)
+            except OSError as exc:
+                self.error += f"; the last row may be partial (truncate failed: {exc.strerror or exc})"
+        self._close_file()
+        try:
+            self._write_sidecar()
+        except OSError as exc:
+            self.error += f"; no sidecar written ({exc.strerror or exc})"
+        raise RecorderError(self.error)
+
+    def _close_file(self) -> None:
+        fh, self._fh = self._fh, None
+        if fh is not None:
+            try:
+                fh.close()
+            except OSError:
+                pass
+
+    def close(self, reason: str | None = None) -> str:
         """Close the CSV and write the JSON sidecar (versions, machine, scene parameters,
-        settings) by rename, so it is never half-written. Returns the sidecar's path."""
-        if not self._fh.closed:
-            self._fh.close()
+        settings, and why it stopped early if it did) by rename, so it is never
+        half-written. Returns the sidecar's path. After a write error the sidecar is
+        already written: returns its path."""
+        if reason:
+            self.stop_reason = reason
+        if self._fh is None and self.error is not None:
+            return self.sidecar_path
+        self._close_file()
+        self._write_sidecar()
+        return self.sidecar_path
+
+    def _write_sidecar(self) -> None:
         meta = {"csv": os.path.basename(self.path), "rows": self.rows, "columns": list(COLUMNS),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.started)),
-                "stopped": time.strftime("%Y-%m-%dT%H:%M:%S"), "settings": self.settings,
+                "stopped": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": self.error is None and not self.stop_reason,
+                "error": self.error, "stop_reason": self.stop_reason, "settings": self.settings,
                 "versions": versions(), "machine": machine()}
         atomic_write_text(self.sidecar_path, json.dumps(meta, indent=1, default=str))
-        return self.sidecar_path
+
+
+def _open_raw(path):
+    return open(path, "wb", buffering=0)
 
 
 def _fmt(v):

@@ -16,7 +16,7 @@ from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
 from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
 from cdcore.scenes.scene import SCENE_DIR
 
-from .recorder import Recorder
+from .recorder import Recorder, RecorderError
 from .signals import Signal
 from .stepper import Stepper
 from .trees import NOT_VISITED, Traversal, Tree, apply_trace_states
@@ -24,8 +24,17 @@ from .trees import NOT_VISITED, Traversal, Tree, apply_trace_states
 HISTORY = 600  # frames kept for the live plots
 
 
+class LoadCancelled(Exception):
+    """The user cancelled a load running on a worker thread (not an error)."""
+
+
 def family_of(bv: str) -> str:
-    return "aabb" if bv == "aabb" else "sphere" if bv == "sphere" else "kdop" if bv.startswith("kdop") else "obb"
+    """How a BV type is drawn, from cdcore's registry (``BVType.geometry``): "sphere", "kdop",
+    "aabb" (axis-aligned boxes) or "obb" (oriented boxes, with or without spheres)."""
+    geometry = BV_TYPES[bv].geometry
+    if geometry in ("sphere", "kdop"):
+        return geometry
+    return "aabb" if BV_TYPES[bv].kind == L.KIND_AABB else "obb"
 
 
 @dataclass
@@ -56,6 +65,7 @@ class Session:
         self.frame_changed = Signal()      # (FrameRecord)
         self.settings_changed = Signal()   # ()
         self.recording_changed = Signal()  # (bool)
+        self.recording_failed = Signal()   # (message): a write error stopped the recording
         self.scene = None
         self.runner = None
         self._bv = "obb"
@@ -78,9 +88,11 @@ class Session:
         self.heat_frames = 60
         self._heat: deque = deque(maxlen=self.heat_frames)
         self.recorder: Recorder | None = None
+        self.record_error: str | None = None  # why the last recording stopped on its own
         self._last_commit = None
         self.compare = None  # CompareModel, when on
         self.source_meshes: list[str] = []
+        self.reload = None  # the builder of a scene made in code (robot, saved query)
 
     # ---- scenes -----------------------------------------------------------------
     @staticmethod
@@ -92,6 +104,15 @@ class Session:
         file when it does not exist)."""
         self.scene = load_scene(name_or_path, frames=frames, mesh_bv=self.bv)
         self.source_meshes = []
+        self.reload = None
+        self._scene_loaded()
+
+    def load_built_scene(self, build) -> None:
+        """A scene made by ``build(mesh_bv, frames)`` (robots, saved queries: see
+        ``app.model.robot``); ``build`` is kept to rebuild it when the BV type changes."""
+        self.scene = build(self.bv, None)
+        self.source_meshes = []
+        self.reload = build
         self._scene_loaded()
 
     def scene_ref(self) -> dict | None:
@@ -133,14 +154,40 @@ class Session:
         """A rigid scene from the user's mesh files (one file: the mesh against itself;
         two: A against B), under random placements like the rigid scenes."""
         paths = [os.fspath(p) for p in paths]
+        self.install_mesh_scene(self.prepare_meshes(paths, frames), paths)
+
+    def prepare_meshes(self, paths, frames: int = 1000, progress=None, cancelled=None):
+        """The slow part of ``load_meshes`` (reading the files, building the hierarchies),
+        touching no session state, so it can run on a worker thread: returns the scene for
+        ``install_mesh_scene``. ``progress(step, steps, text)`` is called before each step;
+        ``cancelled()`` is polled between steps (``LoadCancelled`` is raised if true)."""
+        paths = [os.fspath(p) for p in paths]
         if not 1 <= len(paths) <= 2:
             raise ValueError("open one mesh (collided with itself) or two meshes (A and B)")
-        meshes = [load_mesh(p) for p in paths]
+        steps = len(paths) + 1
+
+        def step(k, text):
+            if cancelled is not None and cancelled():
+                raise LoadCancelled(text)
+            if progress is not None:
+                progress(k, steps, text)
+        meshes = []
+        for k, p in enumerate(paths):
+            step(k, f"reading {os.path.basename(p)}")
+            meshes.append(load_mesh(p))
         a, b = meshes[0], meshes[-1]
+        step(len(paths), f"building the {self.bv} hierarchies ({a.n_faces + b.n_faces:,} triangles)")
         size = float(max(np.ptp(a.vertices, axis=0).max(), np.ptp(b.vertices, axis=0).max()))
-        self.scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
+        scene = rigid_scene(a, b, frames=frames, cube_size=1.2 * size, name="user: " + " vs ".join(
             os.path.basename(p) for p in paths), mesh_bv=self.bv)
-        self.source_meshes = paths
+        step(steps, "done")
+        return scene
+
+    def install_mesh_scene(self, scene, paths) -> None:
+        """Show a scene made by ``prepare_meshes`` (on the GUI thread)."""
+        self.scene = scene
+        self.source_meshes = [os.fspath(p) for p in paths]
+        self.reload = None
         self._scene_loaded()
 
     def _scene_loaded(self):
@@ -201,6 +248,11 @@ class Session:
             frame = self.frame
             if self.source_meshes:
                 self.load_meshes(self.source_meshes, self.scene.frames)
+            elif self.reload is not None:
+                build, frames = self.reload, self.scene.frames
+                self.scene = build(self.bv, frames)
+                self.reload = build
+                self._scene_loaded()
             elif name:
                 self.load_scene(name, frames=self.scene.frames)
             self.goto(min(frame, self.scene.frames - 1))
@@ -305,7 +357,15 @@ class Session:
             self._last_commit = None
         self.history.append(rec)
         if self.recorder is not None:
-            self.recorder.write(self.csv_row(rec))
+            try:
+                self.recorder.write(self.csv_row(rec))
+            except RecorderError as exc:
+                # the recorder has stopped itself (complete rows kept, sidecar written):
+                # announce it once, the frame loop carries on without recording
+                self.recorder = None
+                self.record_error = str(exc)
+                self.recording_changed.emit(False)
+                self.recording_failed.emit(self.record_error)
 
     def csv_row(self, rec: FrameRecord) -> dict:
         s = self.scene
@@ -323,12 +383,14 @@ class Session:
             raise ValueError("load a scene before recording")
         self.stop_recording()
         self.recorder = Recorder(path, self.settings())
+        self.record_error = None
         self.recording_changed.emit(True)
 
-    def stop_recording(self) -> str | None:
+    def stop_recording(self, reason: str | None = None) -> str | None:
+        """Close the recording (``reason``: why it stopped early, kept in the sidecar)."""
         if self.recorder is None:
             return None
-        sidecar = self.recorder.close()
+        sidecar = self.recorder.close(reason)
         self.recorder = None
         self.recording_changed.emit(False)
         return sidecar

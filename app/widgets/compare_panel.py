@@ -12,7 +12,7 @@ from cdcore.articulated import METHOD_LABELS, UPDATE_METHODS
 from .tables import fit_columns
 from ..model.compare import MAX_METHODS, MIN_METHODS, CompareModel
 
-COLORS = {"aabb_plus": "#9467bd", "aabb_star": "#ff7f0e", "obb": "#1f77b4", "cab": "#d62728"}
+COLORS = {"aabb_plus": "#9467bd", "aabb_star": "#ff7f0e", "obb": "#1f77b4", "cab": "#d62728", "cab_sum": "#2ca02c"}
 DEFAULT_METHODS = ("aabb_star", "obb", "cab")
 COLUMNS = ("method", "#coll", "#false", "t_upd (ms)", "t_test (ms)", "t_query (ms)", "t_total (ms)", "N_v",
            "C_v (µs)", "N_p", "C_p (µs)")  # cumulative totals: ms; per test: µs

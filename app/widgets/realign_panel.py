@@ -1,6 +1,6 @@
 """k-DOP realignment view: for the stepper's current node pair of a k-DOP traversal, B's
 node k-DOP in its own frame, the exact k-DOP of its moved geometry, and the k-DOP each
-realignment method (major, all, table) hands to the slab test, with how much looser each
+realignment method (major, all, table, table_angle) hands to the slab test, with how much looser each
 is (Fünzig & Fellner, sections 3-4)."""
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ LAYERS = (("kdop", "B's node k-DOP (its own frame)", (120, 120, 120)),
           ("exact", "exact k-DOP of the moved geometry", (0, 0, 0)),
           ("major", "realigned: major axes", (0, 158, 115)),
           ("all", "realigned: all directions (Zachmann)", (86, 180, 233)),
-          ("table", "realigned: table lookup (Fünzig)", (213, 94, 0)))
+          ("table", "realigned: table lookup, derived entries", (213, 94, 0)),
+          ("table_angle", "realigned: table lookup, the paper's entries on angle rings (Fünzig)", (204, 121, 167)))
 
 
 IDLE_TEXT = ("Step through a k-DOP traversal (BV type kdop6…kdop26) to see how B's node k-DOP is realigned "
@@ -35,7 +36,7 @@ class RealignPanel(QtWidgets.QWidget):
         self.label = QtWidgets.QLabel(IDLE_TEXT, wordWrap=True, objectName="realignLabel")
         lay.addWidget(self.label)
         self.method = QtWidgets.QComboBox(objectName="realignMethod")
-        self.method.addItems(["table", "all", "major"])
+        self.method.addItems(["table", "table_angle", "all", "major"])
         row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("traversal uses"))
         row.addWidget(self.method, 1)
@@ -79,7 +80,7 @@ class RealignPanel(QtWidgets.QWidget):
                            f"({step.node_a}, {step.node_b})")
         rows = [("exact (moved geometry)", 1.0, 1.0)] + [
             (m, rep["methods"][m]["mean_width_ratio"], rep["methods"][m]["volume_ratio"])
-            for m in ("major", "all", "table")]
+            for m in ("major", "all", "table", "table_angle")]
         self.table.setRowCount(len(rows))
         for r, (name, w, v) in enumerate(rows):
             loose = "—" if r == 0 else ("flat" if not np.isfinite(v) else f"{(v - 1.0) * 100:.1f} %")

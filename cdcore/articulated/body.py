@@ -52,7 +52,8 @@ class ArticulatedBody:
         Bounding-volume type of the links' own mesh hierarchies (the exact queries).
     """
 
-    def __init__(self, links: list[Link], name: str = "body", mesh_bv: str = "obb", leaf_size: int = 1):
+    def __init__(self, links: list[Link], name: str = "body", mesh_bv: str = "obb", leaf_size: int = 1,
+                 joints_touch: bool = True):
         if not links:
             raise ValueError("links: an articulated body needs at least one link")
         self.name = name
@@ -81,6 +82,9 @@ class ArticulatedBody:
                 raise ValueError(f"links[{i}].limits: lower {lo} above upper {hi}")
             self.limits[i] = lo, hi
         self.mesh_bv = mesh_bv
+        # whether parent and child touch at their joint (then their pair is left out of
+        # self-collision); chains built with a joint gap (CAB's 16-link scenes) do not
+        self.joints_touch = bool(joints_touch)
         self.bvhs: list[BVH] = [build_bvh(ln.mesh, mesh_bv, leaf_size) for ln in links]
         self._pack()
         if L == 1:  # share the single link's arrays (a deforming link refits in place)
@@ -100,8 +104,13 @@ class ArticulatedBody:
         return len(self.links)
 
     def adjacent_pairs(self) -> set:
-        """Parent-child link pairs (excluded from self-collision)."""
+        """Parent-child link pairs (excluded from self-collision when ``joints_touch``)."""
         return {(int(p), i) for i, p in enumerate(self.parents) if p >= 0}
+
+    def skipped_self_pairs(self) -> set:
+        """Link pairs self-collision leaves out: the adjacent ones when the links touch at
+        their joints, none otherwise (every C(L, 2) pair is tested, as in CAB's brute row)."""
+        return self.adjacent_pairs() if self.joints_touch else set()
 
     def clip(self, q) -> np.ndarray:
         return np.clip(q, self.limits[:, 0], self.limits[:, 1])

@@ -10,7 +10,11 @@ Four updates of the node volumes from the link poses (CAB Tables 1-5):
     obb        OBB    per internal node, covariance of the geometry below it (Gottschalk),
                       extents enclosing the leaf OBBs below it
     cab        CAB    bottom-up merge of the two child OBBs (CAB eq. 1-4)
-``obb`` and ``cab`` share the leaf OBBs, so the leaf pairs reaching an exact query are
+    cab_sum    CAB-sum the variant of CAB section 3.2.1's note (a JGT reviewer's): when the
+                      endpoint vector E is the shortest of a1, a2, E, the major axis is the
+                      normalised sum of a1 and a2; the paper rejected it ("a slightly larger
+                      parent box"), the table row shows why
+``obb``, ``cab`` and ``cab_sum`` share the leaf OBBs, so the leaf pairs reaching an exact query are
 the same for both (every internal box encloses the leaf boxes below it).
 """
 from __future__ import annotations
@@ -26,9 +30,9 @@ from .._linalg import sym_eig3
 from ..bv import aabb
 from ..bv.obb import sort_axes
 
-UPDATE_METHODS = ("aabb_plus", "aabb_star", "obb", "cab")
-METHOD_AABB_PLUS, METHOD_AABB_STAR, METHOD_OBB, METHOD_CAB = range(4)
-METHOD_LABELS = {"aabb_plus": "AABB+", "aabb_star": "AABB*", "obb": "OBB", "cab": "CAB"}
+UPDATE_METHODS = ("aabb_plus", "aabb_star", "obb", "cab", "cab_sum")
+METHOD_AABB_PLUS, METHOD_AABB_STAR, METHOD_OBB, METHOD_CAB, METHOD_CAB_SUM = range(5)
+METHOD_LABELS = {"aabb_plus": "AABB+", "aabb_star": "AABB*", "obb": "OBB", "cab": "CAB", "cab_sum": "CAB-sum"}
 
 # CAB section 3.2.1: child major axes whose |cos| exceeds this count as parallel
 CAB_PARALLEL_TOL = 1.0 - 1e-5
@@ -137,13 +141,18 @@ def _project_box(nf, node, ux, uy, uz):
 @njit(cache=True)
 def _fit_axes_to_boxes(nf, node, boxes, n_boxes, A):
     """Centre and extents of node along the columns of A enclosing ``boxes`` (CAB eq. 4)."""
-    lo = np.full(3, np.inf)
-    hi = np.full(3, -np.inf)
+    # scalars, not arrays: this runs per node per frame and heap allocations dominated it
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
     for b in range(n_boxes):
-        for i in range(3):
-            l, h = _project_box(nf, boxes[b], A[0, i], A[1, i], A[2, i])
-            lo[i] = min(lo[i], l)
-            hi[i] = max(hi[i], h)
+        l, h = _project_box(nf, boxes[b], A[0, 0], A[1, 0], A[2, 0])
+        lo0, hi0 = min(lo0, l), max(hi0, h)
+        l, h = _project_box(nf, boxes[b], A[0, 1], A[1, 1], A[2, 1])
+        lo1, hi1 = min(lo1, l), max(hi1, h)
+        l, h = _project_box(nf, boxes[b], A[0, 2], A[1, 2], A[2, 2])
+        lo2, hi2 = min(lo2, l), max(hi2, h)
+    lo = (lo0, lo1, lo2)
+    hi = (hi0, hi1, hi2)
     m0, m1, m2 = 0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2])
     cx = A[0, 0] * m0 + A[0, 1] * m1 + A[0, 2] * m2
     cy = A[1, 0] * m0 + A[1, 1] * m1 + A[1, 2] * m2
@@ -156,42 +165,65 @@ def _fit_axes_to_boxes(nf, node, boxes, n_boxes, A):
 
 
 @njit(cache=True)
-def _cab_axes(nf, c1, c2, jx, jy, jz, A):
-    """CAB eq. 1-3: parent axes from the child boxes c1, c2 joined at joint (jx, jy, jz)."""
+def _signed_major(nf, ch, jx, jy, jz):
+    """Child box ch's longest axis scaled by its half-extent, pointing away from the joint."""
+    e = nf[ch, E0]
+    ux, uy, uz = nf[ch, R0], nf[ch, R0 + 3], nf[ch, R0 + 6]
+    d = (nf[ch, C0] - jx) * ux + (nf[ch, C0 + 1] - jy) * uy + (nf[ch, C0 + 2] - jz) * uz
+    s = e if d >= 0.0 else -e
+    return s * ux, s * uy, s * uz
+
+
+@njit(cache=True)
+def _parallel_case_child(nf, c1, c2):
+    """CAB's parallel case: the child whose largest axis other than its major one (extent
+    column 1) is the larger (ties: the next extent, then c1)."""
+    if nf[c1, E0 + 1] != nf[c2, E0 + 1]:
+        return c1 if nf[c1, E0 + 1] > nf[c2, E0 + 1] else c2
+    return c1 if nf[c1, E0 + 2] >= nf[c2, E0 + 2] else c2
+
+
+@njit(cache=True)
+def _cab_axes(nf, c1, c2, jx, jy, jz, A, use_sum=False):
+    """CAB eq. 1-3: parent axes from the child boxes c1, c2 joined at joint (jx, jy, jz).
+    ``use_sum``: the rejected variant of section 3.2.1's note (``cab_sum``): when E is the
+    shortest of a1, a2, E, A_1 is the normalised sum a1 + a2."""
     # longest child axes (column 0, axes are sorted), scaled by their half-extents and
     # pointing away from the joint
-    a = np.empty((2, 3))
-    for n in range(2):
-        ch = c1 if n == 0 else c2
-        e = nf[ch, E0]
-        ux, uy, uz = nf[ch, R0], nf[ch, R0 + 3], nf[ch, R0 + 6]
-        d = (nf[ch, C0] - jx) * ux + (nf[ch, C0 + 1] - jy) * uy + (nf[ch, C0 + 2] - jz) * uz
-        s = e if d >= 0.0 else -e
-        a[n, 0], a[n, 1], a[n, 2] = s * ux, s * uy, s * uz
-    n1 = np.sqrt(a[0, 0] ** 2 + a[0, 1] ** 2 + a[0, 2] ** 2)
-    n2 = np.sqrt(a[1, 0] ** 2 + a[1, 1] ** 2 + a[1, 2] ** 2)
-    cosang = (a[0, 0] * a[1, 0] + a[0, 1] * a[1, 1] + a[0, 2] * a[1, 2]) / max(n1 * n2, 1e-300)
+    a0x, a0y, a0z = _signed_major(nf, c1, jx, jy, jz)
+    a1x, a1y, a1z = _signed_major(nf, c2, jx, jy, jz)
+    n1 = np.sqrt(a0x ** 2 + a0y ** 2 + a0z ** 2)
+    n2 = np.sqrt(a1x ** 2 + a1y ** 2 + a1z ** 2)
+    cosang = (a0x * a1x + a0y * a1y + a0z * a1z) / max(n1 * n2, 1e-300)
     if abs(cosang) > CAB_PARALLEL_TOL:
-        # special case: take all axes of the child with the largest axis
-        ch = c1 if nf[c1, E0] >= nf[c2, E0] else c2
+        # special case (section 3.2.1): "the child box with the largest axis, not
+        # considering the major axes a1 and a2" -- the largest of the children's two
+        # remaining extents (columns 1, 2; axes are sorted, so column 1 is each child's
+        # largest non-major one). Its axes are the parent's basis.
+        ch = _parallel_case_child(nf, c1, c2)
         for r in range(3):
             for c in range(3):
                 A[r, c] = nf[ch, R0 + 3 * r + c]
         return
     # endpoint vector E = a1 - a2; the major axis M is the longest of a1, a2, E (eq. 1)
-    ex, ey, ez = a[0, 0] - a[1, 0], a[0, 1] - a[1, 1], a[0, 2] - a[1, 2]
+    ex, ey, ez = a0x - a1x, a0y - a1y, a0z - a1z
     ne = np.sqrt(ex * ex + ey * ey + ez * ez)
-    if ne >= n1 and ne >= n2:
+    if use_sum and ne <= n1 and ne <= n2:
+        # the rejected variant: the normalised sum of a1 and a2. E shortest means the
+        # angle between a1 and a2 is below 60 degrees, so the sum is never short.
+        mx, my, mz = a0x + a1x, a0y + a1y, a0z + a1z
+        nm = np.sqrt(mx * mx + my * my + mz * mz)
+    elif ne >= n1 and ne >= n2:
         mx, my, mz, nm = ex, ey, ez, ne
     elif n1 >= n2:
-        mx, my, mz, nm = a[0, 0], a[0, 1], a[0, 2], n1
+        mx, my, mz, nm = a0x, a0y, a0z, n1
     else:
-        mx, my, mz, nm = a[1, 0], a[1, 1], a[1, 2], n2
+        mx, my, mz, nm = a1x, a1y, a1z, n2
     A[0, 0], A[1, 0], A[2, 0] = mx / nm, my / nm, mz / nm
     # eq. 2: the normal of the plane of the child axes
-    px = a[0, 1] * a[1, 2] - a[0, 2] * a[1, 1]
-    py = a[0, 2] * a[1, 0] - a[0, 0] * a[1, 2]
-    pz = a[0, 0] * a[1, 1] - a[0, 1] * a[1, 0]
+    px = a0y * a1z - a0z * a1y
+    py = a0z * a1x - a0x * a1z
+    pz = a0x * a1y - a0y * a1x
     npn = np.sqrt(px * px + py * py + pz * pz)
     A[0, 1], A[1, 1], A[2, 1] = px / npn, py / npn, pz / npn
     # eq. 3
@@ -267,7 +299,7 @@ def update_nodes(method, poses, nodes_i, link_order, joint_link, leaf_of_link,
                 _fit_axes_to_boxes(nf, node, boxes, nb, A)
             else:
                 j = joint_link[node]
-                _cab_axes(nf, left, right, poses[j, 0, 3], poses[j, 1, 3], poses[j, 2, 3], A)
+                _cab_axes(nf, left, right, poses[j, 0, 3], poses[j, 1, 3], poses[j, 2, 3], A, method == 4)
                 boxes[0] = left
                 boxes[1] = right
                 _fit_axes_to_boxes(nf, node, boxes, 2, A)

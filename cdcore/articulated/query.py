@@ -158,7 +158,8 @@ def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", tr
     """Broad phase over two updated articulation hierarchies, then exact queries.
 
     Pass the same hierarchy twice for self-collision: link pairs are then reported once
-    (i < j) and parent-child pairs are skipped (their joint always touches).
+    (i < j) and parent-child pairs are skipped when the body's links touch at their joints
+    (``ArticulatedBody.joints_touch``; chains with a joint gap test every pair).
     """
     if test not in BODY_TESTS:
         raise ValueError(f"test: expected one of {BODY_TESTS}, got {test!r}")
@@ -169,7 +170,7 @@ def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", tr
         raise ValueError("both hierarchies must use the same family of update methods (AABB or OBB)")
     pairs, tr, broad = _broad_phase(ha, hb, test, trace)
     if ha is hb:
-        adj = ha.body.adjacent_pairs()
+        adj = ha.body.skipped_self_pairs()
         keep = [k for k, (i, j) in enumerate(pairs.tolist()) if i < j and (i, j) not in adj and (j, i) not in adj]
         pairs = pairs[keep]
     hits, exact, t_query = run_exact_queries(ha.body, ha.poses, hb.body, hb.poses, pairs, exact_test, realign)
@@ -177,11 +178,12 @@ def collide_bodies(ha: BodyHierarchy, hb: BodyHierarchy, test: str = "sat15", tr
 
 
 def brute_force_pairs(body_a, body_b, self_collision=False) -> np.ndarray:
-    """Every link pair (the paper's "brute" row), minus adjacent ones for self-collision."""
+    """Every link pair (the paper's "brute" row); for self-collision every pair i < j,
+    minus the adjacent ones when the links touch at their joints."""
     ii, jj = np.meshgrid(np.arange(body_a.n_links), np.arange(body_b.n_links), indexing="ij")
     pairs = np.stack([ii.ravel(), jj.ravel()], axis=1).astype(np.int32)
     if self_collision:
-        adj = body_a.adjacent_pairs()
+        adj = body_a.skipped_self_pairs()
         pairs = np.array([p for p in pairs.tolist() if p[0] < p[1] and tuple(p) not in adj],
                          dtype=np.int32).reshape(-1, 2)
     return pairs

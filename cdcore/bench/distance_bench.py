@@ -31,6 +31,7 @@ import time
 
 import numpy as np
 
+from .output import atomic_write, output_path_problem
 from .common import fmt_ratio, fmt_time, linked_pose, near_contact_poses, summarize, table, torus, torus_mesh
 
 NAME = "distance"
@@ -101,11 +102,10 @@ def run(args) -> int:
               "Install it with `pip install 'python-fcl>=0.7'` (the project's [bench] extra) "
               "and run again.", file=sys.stderr)
         return 2
-    if args.json:
-        parent = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(parent):
-            print(f"cdcore-bench distance: --json: directory does not exist: {parent}", file=sys.stderr)
-            return 2
+    problem = args.json and output_path_problem(args.json)
+    if problem:  # before the run, not after it
+        print(f"cdcore-bench distance: --json: {problem}", file=sys.stderr)
+        return 2
     bench = DistanceBench(fcl, Settings(args.quick, args.repeat, args.bv))
     try:
         bench.run_all()
@@ -114,8 +114,8 @@ def run(args) -> int:
         return 130
     print(bench.report())
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(dict(meta=bench.meta, rows=bench.rows, disagreements=bench.disagreements), fh, indent=1)
+        atomic_write(args.json, lambda fh: json.dump(dict(meta=bench.meta, rows=bench.rows,
+                                                          disagreements=bench.disagreements), fh, indent=1))
         print(f"\nwrote {len(bench.rows)} rows to {args.json}")
     return 0 if not bench.disagreements else 1
 

@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from .output import atomic_write, output_path_problem
 from .common import (fmt_ratio, fmt_time, linked_pose, near_contact_poses, summarize, table,
                      time_calls, torus, torus_mesh)
 
@@ -107,11 +108,10 @@ def run(args) -> int:
               "Install it with `pip install 'python-fcl>=0.7'` (the project's [bench] extra) "
               "and run again.", file=sys.stderr)
         return 2
-    if args.json:
-        parent = os.path.dirname(os.path.abspath(args.json))
-        if not os.path.isdir(parent):
-            print(f"cdcore-bench fcl: --json: directory does not exist: {parent}", file=sys.stderr)
-            return 2
+    problem = args.json and output_path_problem(args.json)
+    if problem:  # before the run, not after it
+        print(f"cdcore-bench fcl: --json: {problem}", file=sys.stderr)
+        return 2
     settings = Settings(args.quick, args.repeat)
     bench = FclBench(fcl, settings)
     try:
@@ -121,8 +121,7 @@ def run(args) -> int:
         return 130
     print(bench.report())
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(bench.as_json(), fh, indent=1)
+        atomic_write(args.json, lambda fh: json.dump(bench.as_json(), fh, indent=1))
         print(f"\nwrote {len(bench.rows)} rows to {args.json}")
     return 0 if not bench.disagreements else 1
 
@@ -379,7 +378,7 @@ class FclBench:
             st = summarize(samples[i])
             h = hits[i] if isinstance(hits[i], list) else [hits[i]]
             agree = h == list(fcl_hits)
-            if engine == "cdcore" and not agree:
+            if engine.startswith("cdcore") and not agree:
                 bad = [k for k in range(len(h)) if h[k] != fcl_hits[k]]
                 self._disagree(f"{common['mesh']} {pose_name}: cdcore {_variant_label(bv, test)} and python-fcl "
                                f"disagree on {len(bad)} of {len(h)} poses (first: pose {bad[0]}, "
@@ -416,6 +415,10 @@ class FclBench:
             ba, bb = bvhs[bv]
             methods.append(("cdcore", bv, test,
                             lambda ba=ba, bb=bb, test=test: cb(ba, bb, poses, pose_a=eye, test=test).hits))
+            # the same batch on one thread: the parallel speed-up is the ratio of the two rows
+            methods.append(("cdcore-serial", bv, test,
+                            lambda ba=ba, bb=bb, test=test: cb(ba, bb, poses, pose_a=eye, test=test,
+                                                               parallel=False).hits))
         results = [np.asarray(m[3]()) for m in methods]  # warm-up + answers
         if not np.array_equal(results[0], np.asarray(fcl_hits)):
             self._disagree(f"{common['mesh']} batch: the python-fcl loop's hits differ from its single queries")
@@ -433,13 +436,17 @@ class FclBench:
             engine, bv, test = m[0], m[1], m[2]
             st = summarize(samples[i])
             agree = bool(np.array_equal(results[i], results[0]))
-            if engine == "cdcore" and not agree:
+            if engine.startswith("cdcore") and not agree:
                 bad = np.flatnonzero(results[i] != results[0])
                 self._disagree(f"{common['mesh']} collide_batch {_variant_label(bv, test)}: disagrees with "
                                f"python-fcl on {len(bad)} of {n} poses (first: pose {bad[0]})")
-            ratio = st["median"] / fcl_stats["median"] if engine == "cdcore" else None
+            ratio = st["median"] / fcl_stats["median"] if engine.startswith("cdcore") else None
+            variant = "python-fcl loop" if not engine.startswith("cdcore") else _variant_label(bv, test)
+            if engine == "cdcore-serial":
+                import numba
+                variant += f" (1 thread; parallel: {numba.get_num_threads()})"
             row = dict(section="batch", **common, pose=RANDOM_POSE, n_poses=n, engine=engine, bv=bv, test=test,
-                       variant="python-fcl loop" if engine != "cdcore" else _variant_label(bv, test),
+                       variant=variant,
                        median_s=st["median"], iqr_s=st["iqr"], min_s=st["min"], n_samples=st["n"],
                        hits=int(results[i].sum()), agree_with_fcl=agree,
                        fcl_median_s=fcl_stats["median"], ratio=ratio)

@@ -36,6 +36,7 @@ import time
 import numpy as np
 
 from .common import fmt_time, table, torus
+from .output import atomic_write, output_dir_problem
 
 NAME = "kdop"
 KS = (6, 14, 18, 26)
@@ -427,6 +428,10 @@ def run(args) -> int:
     repeat = args.repeat or (3 if quick else 7)
     n_poses = args.poses or (8 if quick else 24)
     coal_poses = args.coal_poses or (1 if quick else 2)
+    problem = output_dir_problem(args.out)
+    if problem:  # before the run, not after it
+        print(f"cdcore-bench kdop: --out: {problem}", file=sys.stderr)
+        return 2
     t0 = time.perf_counter()
     bench = KdopBench(quick, repeat, n_poses, coal_poses, not args.no_coal)
     print(f"cdcore-bench kdop{' --quick' if quick else ''}: {repeat} calls per pose, {n_poses} poses per distance"
@@ -444,7 +449,7 @@ def run(args) -> int:
     except ImportError as exc:
         print(f"\n(no plots: matplotlib is not importable: {exc})")
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "results.json"), "w", encoding="utf-8") as fh:
-        json.dump(bench.as_json(), fh, indent=1, default=float)
+    atomic_write(os.path.join(args.out, "results.json"),
+                 lambda fh: json.dump(bench.as_json(), fh, indent=1, default=float))
     print(f"results: {os.path.join(args.out, 'results.json')}  ({time.perf_counter() - t0:.1f} s in all)")
     return 0 if not bench.disagreements else 1

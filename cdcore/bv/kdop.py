@@ -22,8 +22,9 @@ Node data (``KdopData``, one row per node of the flat layout of ``cdcore._layout
            children's (van den Bergen 1998, section 4: k-DOPs merge exactly like AABBs).
 Table-realignment data (Fünzig & Fellner section 3.1), per node, for each of the k
 half-space directions h (``h < k/2``: ``+D_h``; ``h >= k/2``: ``-D_{h-k/2}``); ``center``,
-``hrel`` and ``rho`` are views of one array ``tab`` (n, 3 + 2k), one row per node, which
-is what the traversal reads:
+``hrel`` and ``rho`` are views of one array ``tab`` (n, 3 + 3k), one row per node, which
+is what the traversal reads (its last k columns: the occupancy words of the paper-faithful
+angle-spaced rings, ``bv.kdop_angle``):
 ``center`` (n, 3)        rotation centre c: the mean of the node's triangles' vertices;
 ``hrel``   (n, k)        ``d_h - D_h . c``: distance from c to the supporting plane (>= pad);
 ``occ``    (n, k) uint32 occupancy bits: bit j-1 set when a vertex direction (p - c)/|p - c|
@@ -91,6 +92,16 @@ KDOP_AXIS_NAMES = {
 # Table 1 of Fünzig & Fellner: aperture a of the direction cones (cosine); the values
 # ``aperture()`` computes must agree with these (tests/test_kdop_realign.py).
 TABLE1_APERTURE = {"kdop6": 0.57735, "kdop14": 0.806898, "kdop18": 0.816497, "kdop26": 0.886452}
+# Table 1's 12-DOP (dodecahedron): the 12 face normals of a regular dodecahedron, i.e. the 6
+# directions to the vertices of an icosahedron (0, +-1, +-phi) and cyclic. Not a hierarchy
+# type (no node layout); only its aperture is reproduced. The paper prints 0.787539, the
+# exact covering cosine is 0.794654 (inradius / circumradius; see ``cdcore-bench tables``).
+_PHI = (1.0 + 5 ** 0.5) / 2.0
+DIRS_DODECA12 = _unit([(0.0, 1.0, _PHI), (0.0, -1.0, _PHI), (1.0, _PHI, 0.0), (-1.0, _PHI, 0.0), (_PHI, 0.0, 1.0),
+                       (_PHI, 0.0, -1.0)])
+TABLE1_PAPER_KDOP12 = 0.787539
+TABLE1_DIRS = {"kdop6": DIRS_KDOP6, "kdop12": DIRS_DODECA12, "kdop14": DIRS_KDOP14, "kdop18": DIRS_KDOP18,
+               "kdop26": DIRS_KDOP26}
 
 # n of section 3.1: rings R_1 .. R_{n-1} inside the cone, R_n the remaining directions; one
 # bit per ring in an unsigned 32-bit word.
@@ -150,8 +161,13 @@ def aperture(bv: str) -> float:
     i.e. at the circumcentre of a facet of the directions' convex hull, where the cosine is
     the facet plane's offset from the origin."""
     if bv not in _APERTURES:
-        _APERTURES[bv] = min(off for _, off, _ in _hull_facets(signed_dirs(KDOP_DIRS[bv])))
+        _APERTURES[bv] = aperture_of(KDOP_DIRS[bv])
     return _APERTURES[bv]
+
+
+def aperture_of(dirs: np.ndarray) -> float:
+    """``aperture`` of any set of slab directions (k/2, 3) (unit rows)."""
+    return min(off for _, off, _ in _hull_facets(signed_dirs(np.asarray(dirs, dtype=np.float64))))
 
 
 # ---- realignment tables ---------------------------------------------------------------
@@ -307,8 +323,9 @@ class KdopData:
         self.slabs = slabs
         self.scale = scale  # max |v| + largest extent of the mesh: the padding scale
         n = slabs.shape[0]
-        # one row per node for the traversal: [centre (3), hrel (k), rho (k)]
-        self.tab = np.zeros((n, 3 + 2 * self.k))
+        # one row per node for the traversal: [centre (3), hrel (k), rho (k), occupancy of
+        # the angle-spaced rings (k, as floats; ``bv.kdop_angle``)]
+        self.tab = np.zeros((n, 3 + 3 * self.k))
         self.occ = np.zeros((n, self.k), dtype=np.uint32)
         self.outer = np.zeros((n, self.k), dtype=np.int32)
         self.table_valid = False
@@ -323,7 +340,12 @@ class KdopData:
 
     @property
     def rho(self) -> np.ndarray:
-        return self.tab[:, 3 + self.k:]
+        return self.tab[:, 3 + self.k:3 + 2 * self.k]
+
+    @property
+    def occ_angle(self) -> np.ndarray:
+        """(n, k) uint32 occupancy bits of the angle-spaced rings (``bv.kdop_angle``)."""
+        return self.tab[:, 3 + 2 * self.k:].astype(np.uint32)
 
     @property
     def lo(self) -> np.ndarray:

@@ -1,19 +1,21 @@
 """Building scene bodies (chains, hands, rigid meshes) from their descriptions."""
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
 
 from .. import shapes
 from ..articulated import ArticulatedBody, Link
-from ..mesh import Mesh, load_mesh
+from ..mesh import MAX_TRIANGLES, Mesh, load_mesh
 from ..transforms import make_pose, rotation_about
 from .spec import SceneError, get, vec
 
 #: generators of ``cdcore.shapes`` a scene may name
 SHAPES = ("torus", "capsule_link", "boat_hull_link", "ellipsoid", "icosphere", "box", "cylinder",
           "teapot_like", "slender_aircraft", "palm", "phalanx", "table", "uv_sphere", "perturbed_sphere",
+          "jittered_icosphere",
           "wave_sheet")
 
 AXES = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}
@@ -58,7 +60,7 @@ def build_mesh(spec, where: str, base_dir: str | None = None) -> Mesh:
         args = get(spec, "args", where, dict, {})
         try:
             mesh = fn(**args)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:
             raise SceneError(f"{where}.args: {exc}") from None
     scale = get(spec, "scale", where, (int, float), 1.0)
     if not scale > 0:
@@ -67,7 +69,10 @@ def build_mesh(spec, where: str, base_dir: str | None = None) -> Mesh:
     if scale != 1.0 or "pose" in spec:
         v = mesh.vertices * scale
         v = v @ pose[:3, :3].T + pose[:3, 3]
-        mesh = Mesh(v, mesh.faces, name=mesh.name)
+        try:
+            mesh = Mesh(v, mesh.faces, name=mesh.name)
+        except ValueError as exc:
+            raise SceneError(f"{where}.scale: {exc}") from None
     return mesh
 
 
@@ -78,6 +83,9 @@ def build_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str) -> Ar
         return _chain(spec, where, name, base_dir, mesh_bv)
     if kind == "hand":
         return _hand(spec, where, name, mesh_bv)
+    if kind == "urdf":  # a robot (cdcore.scenes.robots)
+        from .robots import build_robot_body
+        return build_robot_body(spec, where, base_dir, mesh_bv)
     if kind in ("rigid", "deforming"):
         mesh = build_mesh(get(spec, "mesh", where, dict), f"{where}.mesh", base_dir)
         return ArticulatedBody([Link(name, mesh, -1)], name, mesh_bv)
@@ -89,16 +97,29 @@ def _chain(spec, where, name, base_dir, mesh_bv) -> ArticulatedBody:
     if not 1 <= n <= 256:
         raise SceneError(f"{where}.links: expected 1..256, got {n}")
     mesh = build_mesh(get(spec, "link", where, dict), f"{where}.link", base_dir)
-    spacing = get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0])))
+    if n * mesh.n_faces > MAX_TRIANGLES:
+        raise SceneError(f"{where}: {n} links x {mesh.n_faces:,} triangles exceed {MAX_TRIANGLES:,} triangles")
+    # "joint_gap": free space between consecutive links, the joint (pivot) in its middle, so
+    # links do not touch at their joints (CAB section 4: the brute row tests all C(16, 2)
+    # link pairs and finds no more contacts than the hierarchies)
+    gap = get(spec, "joint_gap", where, (int, float), 0.0)
+    if not (math.isfinite(gap) and gap >= 0):
+        raise SceneError(f"{where}.joint_gap: expected a finite non-negative number, got {gap!r}")
+    if gap > 0:
+        v = mesh.vertices + np.array([0.5 * gap, 0.0, 0.0])
+        mesh = Mesh(v, mesh.faces, name=mesh.name)
+    spacing = float(get(spec, "spacing", where, (int, float), float(np.ptp(mesh.vertices[:, 0])) + gap))
     axes = get(spec, "axes", where, list, ["z"])
     if not axes or any(a not in AXES for a in axes):
         raise SceneError(f"{where}.axes: expected a list of 'x'/'y'/'z', got {axes!r}")
     lim = np.radians(vec(spec, "limits_deg", where, 2, [-90, 90]))
+    if not lim[0] <= lim[1]:
+        raise SceneError(f"{where}.limits_deg: expected [lower, upper] with lower <= upper")
     links = []
     for i in range(n):
         origin = np.eye(4) if i == 0 else make_pose(None, (spacing, 0.0, 0.0))
         links.append(Link(f"{name}[{i}]", mesh, i - 1, origin, AXES[axes[i % len(axes)]], tuple(lim)))
-    return ArticulatedBody(links, name, mesh_bv)
+    return ArticulatedBody(links, name, mesh_bv, joints_touch=gap == 0)
 
 
 # hand proportions (palm length 1): finger x offsets on the palm's front edge, phalanx lengths
@@ -115,7 +136,11 @@ def _hand(spec, where, name, mesh_bv) -> ArticulatedBody:
     """Palm + 5 fingers x 3 phalanges (16 links, branching at the palm). Palm-down, fingers
     along +x, flexion about +y (positive angles curl the fingers towards -z)."""
     s = get(spec, "scale", where, (int, float), 1.0)
+    if not s > 0:
+        raise SceneError(f"{where}.scale: must be positive, got {s!r}")
     res = get(spec, "resolution", where, int, 12)
+    if not 3 <= res <= 1024:
+        raise SceneError(f"{where}.resolution: expected 3..1024, got {res!r}")
     palm = shapes.palm(width=0.9 * s, length=1.0 * s, thickness=0.28 * s)
     links = [Link("palm", palm, -1)]
     lim = (np.radians(-20), np.radians(100))

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..transforms import make_pose, random_rotations
+from ..transforms import make_pose, rotations_from_uniform
 from .builders import euler_deg
-from .spec import SceneError, get
+from .spec import SceneError, get, key_times, numeric_array, positive, vec
 
 
 def smoothstep(x):
@@ -31,7 +31,14 @@ def keyframes(times, values, t):
 
 
 def joint_motion(spec: dict | None, n_dofs: int, t: np.ndarray, where: str) -> np.ndarray:
-    """Joint angles (F, n_dofs) in radians.
+    """Joint angles (F, n_dofs) in radians at times ``t`` (see ``joint_motion_fn``)."""
+    t = np.asarray(t, float)
+    return joint_motion_fn(spec, n_dofs, where)(np.arange(len(t)), t)
+
+
+def joint_motion_fn(spec: dict | None, n_dofs: int, where: str):
+    """The joint trajectory as ``fn(frames, t) -> (n, n_dofs)`` radians, its parameters
+    validated now (a scene is checked at load time; its frames are computed lazily).
 
     ``{"type": "wave", "amplitude_deg", "period", "wavelength", "phase_deg", "offset_deg",
     "ramp"}``: a travelling wave q_i = offset + a(t) sin(2 pi (t / period - i / wavelength)
@@ -39,37 +46,52 @@ def joint_motion(spec: dict | None, n_dofs: int, t: np.ndarray, where: str) -> n
     ``{"type": "keyframes", "times": [...], "q_deg": [[...], ...]}`` (rows of n_dofs).
     ``{"type": "static"}`` or absent: zeros.
     """
-    F = len(t)
     if spec is None:
-        return np.zeros((F, n_dofs))
+        return lambda f, t: np.zeros((len(t), n_dofs))
+    if not isinstance(spec, dict):
+        raise SceneError(f"{where}: expected an object with a 'type'")
     kind = get(spec, "type", where, str)
     if kind == "static":
-        return np.zeros((F, n_dofs))
+        return lambda f, t: np.zeros((len(t), n_dofs))
     if kind == "wave":
         amp = np.radians(get(spec, "amplitude_deg", where, (int, float)))
-        period = get(spec, "period", where, (int, float))
+        period = positive(spec, "period", where)
         wl = get(spec, "wavelength", where, (int, float), 8.0)
         phase = np.radians(get(spec, "phase_deg", where, (int, float), 0.0))
         offset = np.radians(get(spec, "offset_deg", where, (int, float), 0.0))
         ramp = get(spec, "ramp", where, (int, float), 0.0)
-        if period <= 0 or wl == 0:
-            raise SceneError(f"{where}: period must be > 0 and wavelength non-zero")
+        if wl == 0:
+            raise SceneError(f"{where}.wavelength: must be non-zero")
+        if ramp < 0:
+            raise SceneError(f"{where}.ramp: must be >= 0, got {ramp!r}")
+        move_root = get(spec, "move_root_joint", where, bool, False)
         i = np.arange(n_dofs)[None, :]
-        a = amp * (smoothstep(t / ramp) if ramp > 0 else np.ones_like(t))[:, None]
-        q = offset + a * np.sin(2 * np.pi * (t[:, None] / period - i / wl) + phase)
-        q[:, 0] = 0.0 if not spec.get("move_root_joint", False) else q[:, 0]
-        return q
+
+        def wave(f, t):
+            a = amp * (smoothstep(t / ramp) if ramp > 0 else np.ones_like(t))[:, None]
+            q = offset + a * np.sin(2 * np.pi * (t[:, None] / period - i / wl) + phase)
+            if not move_root:
+                q[:, 0] = 0.0
+            return q
+        return wave
     if kind == "keyframes":
-        times = get(spec, "times", where, list)
-        q = np.radians(np.asarray(get(spec, "q_deg", where, list), float))
+        times = key_times(get(spec, "times", where, list), f"{where}.times")
+        q = np.radians(numeric_array(get(spec, "q_deg", where, list), f"{where}.q_deg"))
         if q.ndim != 2 or q.shape != (len(times), n_dofs):
             raise SceneError(f"{where}.q_deg: expected {len(times)} rows of {n_dofs} angles")
-        return keyframes(times, q, t)
+        return lambda f, t: keyframes(times, q, t)
     raise SceneError(f"{where}.type: expected wave, keyframes or static, got {kind!r}")
 
 
 def root_motion(spec: dict | None, base: np.ndarray, t: np.ndarray, where: str, rng=None) -> np.ndarray:
-    """Root poses (F, 4, 4).
+    """Root poses (F, 4, 4) at times ``t`` (frames 0..F-1; see ``root_motion_fn``)."""
+    t = np.asarray(t, float)
+    return root_motion_fn(spec, base, len(t), where)(np.arange(len(t)), t)
+
+
+def root_motion_fn(spec: dict | None, base: np.ndarray, n_frames: int, where: str):
+    """The root path as ``fn(frames, t) -> (n, 4, 4)`` for a scene of ``n_frames`` frames,
+    its parameters validated now.
 
     ``{"type": "path", "keys": [[t, x, y, z, rx, ry, rz], ...]}``: keyframed translation
     and XYZ Euler angles (degrees), composed after the body's base pose;
@@ -79,34 +101,76 @@ def root_motion(spec: dict | None, base: np.ndarray, t: np.ndarray, where: str, 
     rotation (Shoemake) and a position uniform in a cube per frame (van den Bergen §5);
     absent: the base pose at every frame.
     """
-    F = len(t)
-    out = np.broadcast_to(base, (F, 4, 4)).copy()
+    F = int(n_frames)
+    base = np.array(base, float)
+
+    def still(f, t):
+        return np.broadcast_to(base, (len(t), 4, 4)).copy()
     if spec is None:
-        return out
+        return still
+    if not isinstance(spec, dict):
+        raise SceneError(f"{where}: expected an object with a 'type'")
     kind = get(spec, "type", where, str)
     if kind == "path":
-        keys = np.asarray(get(spec, "keys", where, list), float)
+        keys = numeric_array(get(spec, "keys", where, list), f"{where}.keys")
         if keys.ndim != 2 or keys.shape[1] != 7 or len(keys) < 1:
             raise SceneError(f"{where}.keys: expected rows [t, x, y, z, rx, ry, rz]")
-        vals = keyframes(keys[:, 0], keys[:, 1:], t)
-        for f in range(F):
-            out[f] = base @ make_pose(euler_deg(*vals[f, 3:]), vals[f, :3])
-        return out
+        key_times(keys[:, 0].tolist(), f"{where}.keys[*][0]")
+
+        def path(f, t):
+            vals = keyframes(keys[:, 0], keys[:, 1:], t)
+            out = np.empty((len(t), 4, 4))
+            for k in range(len(t)):
+                out[k] = base @ make_pose(euler_deg(*vals[k, 3:]), vals[k, :3])
+            return out
+        return path
     if kind == "oscillate":
-        axis = np.asarray(get(spec, "axis", where, list), float)
-        axis = axis / np.linalg.norm(axis)
+        axis = vec(spec, "axis", where)
+        norm = float(np.linalg.norm(axis))
+        if not norm > 0:
+            raise SceneError(f"{where}.axis: zero vector")
+        axis = axis / norm
         amp = get(spec, "amplitude", where, (int, float), 0.0)
-        period = get(spec, "period", where, (int, float), 1.0)
-        a0, a1, secs = get(spec, "approach", where, list, [0.0, 0.0, 1.0])
-        d = a0 + (a1 - a0) * smoothstep(t / secs) + amp * smoothstep(t / secs) * np.sin(2 * np.pi * t / period)
-        out[:, :3, 3] += d[:, None] * axis[None, :]
-        return out
+        period = positive(spec, "period", where, 1.0)
+        a0, a1, secs = vec(spec, "approach", where, 3, [0.0, 0.0, 1.0])
+        if not secs > 0:
+            raise SceneError(f"{where}.approach[2]: the approach time must be positive, got {secs!r}")
+
+        def oscillate(f, t):
+            out = still(f, t)
+            s = smoothstep(t / secs)
+            d = a0 + (a1 - a0) * s + amp * s * np.sin(2 * np.pi * t / period)
+            out[:, :3, 3] += d[:, None] * axis[None, :]
+            return out
+        return oscillate
     if kind == "random":
         cube = get(spec, "cube_size", where, (int, float))
+        if not cube >= 0:
+            raise SceneError(f"{where}.cube_size: must be >= 0, got {cube!r}")
         seed = get(spec, "seed", where, int, 0)
-        rng = np.random.default_rng(seed)
-        out[:] = np.eye(4)
-        out[:, :3, :3] = random_rotations(F, rng)
-        out[:, :3, 3] = (rng.random((F, 3)) - 0.5) * cube
-        return base[None] @ out
+        if seed < 0:
+            raise SceneError(f"{where}.seed: must be >= 0, got {seed!r}")
+
+        def random(f, t):
+            # The same numbers as one draw of rng.random((3, F)) then rng.random((F, 3)) for
+            # the whole scene, read at frames f0..f1 by jumping the generator: any frame
+            # range in O(its length), identical whatever the chunking.
+            f = np.asarray(f, np.int64)
+            f0, n = (int(f[0]), len(f)) if len(f) else (0, 0)
+            if n and not np.array_equal(f, np.arange(f0, f0 + n)):
+                return np.concatenate([random(f[k:k + 1], t[k:k + 1]) for k in range(n)])
+            u = np.stack([_draws(seed, k * F + f0, (n,)) for k in range(3)])
+            out = np.broadcast_to(np.eye(4), (n, 4, 4)).copy()
+            out[:, :3, :3] = rotations_from_uniform(u)
+            out[:, :3, 3] = (_draws(seed, 3 * F + 3 * f0, (n, 3)) - 0.5) * cube
+            return base[None] @ out
+        return random
     raise SceneError(f"{where}.type: expected path, oscillate or random, got {kind!r}")
+
+
+def _draws(seed: int, skip: int, shape) -> np.ndarray:
+    """``rng.random(shape)`` of ``default_rng(seed)`` after ``skip`` doubles (one 64-bit
+    draw each)."""
+    bg = np.random.PCG64(seed)
+    bg.advance(skip)
+    return np.random.Generator(bg).random(shape)

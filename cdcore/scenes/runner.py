@@ -37,7 +37,7 @@ class FrameResult:
 class SceneRunner:
     """Per-frame update + test + query of a scene with one update method and one test.
 
-    method : {"aabb_plus", "aabb_star", "obb", "cab"}
+    method : {"aabb_plus", "aabb_star", "obb", "cab", "cab_sum"}
         Articulation-hierarchy update (for single-link bodies the leaf box).
     test : str
         Overlap test of the broad phase (``BODY_TESTS``).
@@ -45,7 +45,7 @@ class SceneRunner:
         What deforming meshes do every frame.
     exact_test : str, optional
         Overlap test inside the exact (mesh-level) queries; default: the mesh BV type's.
-    realign : {"table", "all", "major"}, optional
+    realign : {"table", "table_angle", "all", "major"}, optional
         k-DOP link hierarchies: the realignment of the exact queries (default "table").
     """
 

@@ -49,3 +49,60 @@ def vec(d: dict, key: str, where: str, n: int = 3, default=None) -> np.ndarray:
 def _is_numeric_list(v, n):
     return (isinstance(v, (list, tuple)) and len(v) == n
             and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v))
+
+
+#: the largest magnitude a scene may write anywhere (positions, scales, times, angles):
+#: far inside the range where the kernels are exact (``cdcore.mesh.MAX_COORD``), so
+#: that poses composed of several such numbers stay there too
+MAX_NUMBER = 1e9
+
+
+def check_numbers(node, where: str) -> None:
+    """Every number in a JSON tree is finite and at most ``MAX_NUMBER`` in magnitude
+    (Python's json reads ``NaN``/``Infinity``); the error names the JSON path."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            check_numbers(v, f"{where}.{k}")
+    elif isinstance(node, list):
+        for k, v in enumerate(node):
+            check_numbers(v, f"{where}[{k}]")
+    elif isinstance(node, (int, float)) and not isinstance(node, bool):
+        if isinstance(node, float) and not np.isfinite(node):
+            raise SceneError(f"{where}: not a finite number ({node!r})")
+        if abs(node) > MAX_NUMBER:
+            raise SceneError(f"{where}: {node!r} is out of range (|x| <= {MAX_NUMBER:g})")
+
+
+def positive(d: dict, key: str, where: str, default=...) -> float:
+    """A number > 0 (periods, times, sizes)."""
+    v = get(d, key, where, (int, float), default)
+    if not v > 0:
+        raise SceneError(f"{where}.{key}: must be positive, got {v!r}")
+    return float(v)
+
+
+def numeric_array(v, where: str) -> np.ndarray:
+    """A (nested) list of finite numbers as a float array; anything else is a SceneError."""
+    try:
+        arr = np.asarray(v, dtype=float)
+    except (TypeError, ValueError):
+        raise SceneError(f"{where}: expected a list of numbers (equal-length rows), got {v!r}") from None
+    if not _all_numbers(v) or not np.all(np.isfinite(arr)):
+        raise SceneError(f"{where}: expected finite numbers, got {v!r}")
+    return arr
+
+
+def _all_numbers(v) -> bool:
+    if isinstance(v, list):
+        return all(_all_numbers(x) for x in v)
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def key_times(times, where: str) -> np.ndarray:
+    """Keyframe times: at least one, finite, strictly increasing."""
+    t = numeric_array(times, where)
+    if t.ndim != 1 or len(t) < 1:
+        raise SceneError(f"{where}: expected a non-empty list of times")
+    if np.any(np.diff(t) <= 0):
+        raise SceneError(f"{where}: times must be strictly increasing, got {times!r}")
+    return t

@@ -1,0 +1,120 @@
+"""File → Open robot / Open trajectory / Open query, and the joint panel dock: the window's
+robot features, installed by two small hooks in ``main_window``."""
+from __future__ import annotations
+
+import os
+
+from PySide6 import QtCore, QtWidgets
+
+from ..model.robot import RobotModel, open_query, open_robot, open_trajectory
+from .errors import show_error
+from .joint_panel import JointPanel
+
+ROBOT_HIGHLIGHT = (230, 30, 200)  # magenta: links in contact (triangle highlights use their own colour)
+
+
+def install_robot_dock(win) -> None:
+    """The joint panel dock and the link highlighting (called while docks are made)."""
+    win.robot_model = RobotModel(win.session)
+    win.joint_panel = JointPanel(win.robot_model)
+    win._dock("Robot joints", win.joint_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
+    win.joint_panel.highlight_changed.connect(lambda links: _highlight(win, links))
+
+
+def _highlight(win, links):
+    layers = getattr(win, "mesh_layers", [])
+    for i, layer in enumerate(layers):
+        if i in links or getattr(layer, "_robot_hl", False):
+            layer.clear_highlight()
+            layer._robot_hl = False
+        for li in links.get(i, []):
+            if li < layer.n_links:
+                n = layer.face_off[li + 1] - layer.face_off[li]
+                layer.highlight_triangles(li, range(n), color=ROBOT_HIGHLIGHT)
+                layer._robot_hl = True
+    if hasattr(win, "request_render"):
+        win.request_render()
+
+
+def add_robot_actions(win, menu) -> None:
+    """File-menu entries (called while menus are made)."""
+    win.act_robot = menu.addAction("Open &robot (URDF)…", lambda: open_robot_dialog(win))
+    win.act_trajectory = menu.addAction("Open &trajectory…", lambda: open_trajectory_dialog(win))
+    win.act_query = menu.addAction("Open saved &query…", lambda: open_query_dialog(win))
+
+
+def _dir(win):
+    return str(win.settings.value("last_dir", os.getcwd()))
+
+
+def open_robot_dialog(win):
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(win, "Open robot", _dir(win), "URDF (*.urdf *.xml)")
+    if path:
+        win.settings.setValue("last_dir", os.path.dirname(path))
+        open_robot_file(win, path)
+
+
+def open_robot_file(win, path, package_dirs=(), trajectory=None, ask=True) -> bool:
+    """Open a URDF; when a ``package://`` package is not found, ask for its directory
+    (``ask``) and retry. Errors end in a dialog. Returns True when the robot opened."""
+    from cdcore.articulated import PackageNotFoundError
+    dirs = list(package_dirs) + [d for d in str(win.settings.value("package_dirs", "")).split(os.pathsep) if d]
+    while True:
+        try:
+            open_robot(win.session, path, dirs, trajectory)
+            used = [d for d in dirs if d]
+            win.settings.setValue("package_dirs", os.pathsep.join(dict.fromkeys(used)))
+            return True
+        except PackageNotFoundError as exc:
+            if not ask:
+                show_error(win, "Open robot", exc)
+                return False
+            d = QtWidgets.QFileDialog.getExistingDirectory(
+                win, f"Directory holding the package '{exc.package}' (for {exc.uri})", _dir(win))
+            if not d:
+                return False
+            if d in dirs:
+                show_error(win, "Open robot", exc)
+                return False
+            dirs.append(d)
+        except Exception as exc:  # noqa: BLE001 - any failure ends in a dialog
+            show_error(win, "Open robot", exc)
+            return False
+
+
+def open_trajectory_dialog(win):
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(win, "Open trajectory", _dir(win), "Trajectories (*.csv *.npz)")
+    if path:
+        try:
+            open_trajectory(win.session, path)
+        except Exception as exc:  # noqa: BLE001
+            show_error(win, "Open trajectory", exc)
+
+
+def open_query_dialog(win):
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(win, "Open saved query", _dir(win), "Saved queries (*.npz)")
+    if path:
+        open_query_file(win, path)
+
+
+def open_query_file(win, path) -> bool:
+    """Open a saved query and bring the traversal stepper forward on it."""
+    try:
+        q = open_query(win.session, path)
+    except Exception as exc:  # noqa: BLE001
+        show_error(win, "Open query", exc)
+        return False
+    show_stepper(win)
+    return q is not None
+
+
+def show_stepper(win) -> None:
+    """Bring the traversal stepper forward on the loaded query and say what it is."""
+    dock = win.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+    if dock is not None:
+        dock.show()
+        dock.raise_()
+    if hasattr(win, "stepper_panel"):
+        win.stepper_panel.reload()
+    if win.session.scene is not None:
+        win.statusBar().showMessage(win.session.scene.description, 30000)

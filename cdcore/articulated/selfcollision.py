@@ -1,0 +1,314 @@
+"""Self-collision of one articulated body (a robot) and robot-versus-environment queries:
+the articulation hierarchy's broad phase (any of the four update methods) over the link
+pairs a user wants checked, then exact queries through the links' mesh hierarchies."""
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from .._layout import KDOP_KINDS, N_STATS
+from ..bv import BV_TYPES
+from ..collide import TEST_CODES, CollisionStats
+from ..mesh import Mesh
+from ..transforms import as_pose
+from ._self_kernel import robot_self_collide
+from .body import ArticulatedBody, Link
+from .hierarchy import UPDATE_METHODS, BodyHierarchy
+from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
+
+
+class SelfCollisionResult:
+    """One configuration's self-collision query.
+
+    ``pairs``: colliding link name pairs (a, b) with a before b in ``body.link_names``
+    order; ``link_pairs`` (k, 2) int32 the same as indices; ``candidates`` (c, 2) int32 the
+    allowed pairs whose leaf volumes overlapped (the exact queries run); ``broad`` /
+    ``exact`` the counters of the two phases. Times in seconds (the one-call path of URDF
+    robots reports its whole time in ``t_test``). Names and counters are made on first
+    access: a query's cost is the engine's, not its report's.
+    """
+    __slots__ = ("link_pairs", "candidates", "t_fk", "t_update", "t_test", "t_query", "_names", "_broad",
+                 "_exact", "_counts")
+
+    def __init__(self, names, link_pairs, candidates, broad, exact, t_fk, t_update, t_test, t_query, counts=None):
+        self._names = names
+        self.link_pairs = link_pairs
+        self.candidates = candidates
+        self._broad, self._exact, self._counts = broad, exact, counts
+        self.t_fk, self.t_update, self.t_test, self.t_query = t_fk, t_update, t_test, t_query
+
+    @property
+    def pairs(self) -> list:
+        n = self._names
+        return [(n[i], n[j]) for i, j in self.link_pairs.tolist()]
+
+    @property
+    def broad(self) -> CollisionStats:
+        if self._broad is None:
+            self._broad = CollisionStats(bv_tests=int(self._counts[0]))
+        return self._broad
+
+    @property
+    def exact(self) -> CollisionStats:
+        if self._exact is None:
+            self._exact = CollisionStats.from_counts(self._counts[2:], 0.0)
+        return self._exact
+
+    @property
+    def t_total(self) -> float:
+        return self.t_fk + self.t_update + self.t_test + self.t_query
+
+    def __repr__(self) -> str:
+        return f"SelfCollisionResult(pairs={self.pairs}, candidates={len(self.candidates)})"
+
+
+def link_names(body) -> list:
+    return list(getattr(body, "link_names", None) or [ln.name for ln in body.links])
+
+
+def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
+    """(L, L) bool, symmetric: the link pairs a self-collision query checks. Never a link
+    with itself or a link without geometry; parent-child pairs only if not
+    ``skip_adjacent``; never a pair in ``disabled`` (iterable of (name, name) pairs). Names
+    of URDF links without geometry are accepted (they never collide); unknown names raise
+    ``ValueError``."""
+    names = link_names(body)
+    L = len(names)
+    m = ~np.eye(L, dtype=bool)
+    geo = getattr(body, "has_geometry", None)
+    if geo is not None:
+        m &= geo[:, None] & geo[None, :]
+    if skip_adjacent:
+        for p, c in getattr(body, "parent_child_pairs", body.adjacent_pairs)():
+            m[p, c] = m[c, p] = False
+    if disabled:
+        index = {n: i for i, n in enumerate(names)}
+        frames = set(getattr(body, "frame_names", names))
+        for k, pair in enumerate(disabled):
+            if isinstance(pair, str) or len(pair) != 2:
+                raise ValueError(f"disabled[{k}]: expected a (link, link) pair, got {pair!r}")
+            a, b = pair
+            for n in (a, b):
+                if n not in frames:
+                    raise ValueError(f"disabled[{k}]: unknown link {n!r}; links: {', '.join(names)}")
+            if a in index and b in index:
+                m[index[a], index[b]] = m[index[b], index[a]] = False
+    return m
+
+
+class SelfCollisionChecker:
+    """Repeated self-collision queries of one body (the hierarchy and pair mask are kept).
+
+    Parameters
+    ----------
+    body : ArticulatedBody (e.g. a RobotBody from ``load_urdf``)
+    method : {"aabb_plus", "aabb_star", "obb", "cab"}
+        Articulation-hierarchy update.
+    skip_adjacent : bool
+        Leave out parent-child link pairs (joined links usually touch at the joint).
+    disabled : iterable of (str, str), optional
+        Link pairs never checked (e.g. ``read_srdf_disabled(path)``).
+    test : str
+        Broad-phase overlap test (``BODY_TESTS``); ``exact_test`` the mesh-level one.
+    """
+
+    def __init__(self, body: ArticulatedBody, method: str = "cab", skip_adjacent: bool = True, disabled=None,
+                 test: str = "sat15", exact_test: str | None = None):
+        if not isinstance(body, ArticulatedBody):
+            raise TypeError(f"body: expected an ArticulatedBody, got {type(body).__name__}")
+        if method not in UPDATE_METHODS:
+            raise ValueError(f"method: expected one of {UPDATE_METHODS}, got {method!r}")
+        if test not in BODY_TESTS:
+            raise ValueError(f"test: expected one of {BODY_TESTS}, got {test!r}")
+        self.body = body
+        self.method = method
+        self.test = test
+        self.exact_test = exact_test
+        self.names = link_names(body)
+        self.mask = pair_mask(body, skip_adjacent, disabled)
+        self.hierarchy = BodyHierarchy(body, method)
+        self._fused = None
+        if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
+            self._fused = _pack_fused(body, self.hierarchy, self.mask,
+                                      TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
+            fz = self._fused  # the kernel's arguments, built once (arrays updated in place)
+            fz["args"] = (fz["q"], fz["root"], fz["fbuf"], fz["ibuf"], fz["off"], fz["dims"], fz["axes"], self.mask,
+                          fz["bits"], fz["reach"], self.hierarchy.nodes_f, fz["poses"], fz["work"], fz["stack"],
+                          fz["counters"], fz["cand"], fz["hits"])
+            fz["pose0"] = fz["poses"][0]
+
+    def check(self, q, root_pose=None) -> SelfCollisionResult:
+        """Self-collision at joint values ``q`` (n_dofs,).
+
+        URDF robots with non-k-DOP link hierarchies run as one compiled call (FK, update,
+        self-traversal, exact queries; its time is reported in ``t_test``); other bodies
+        go through ``check_poses``."""
+        b = self.body
+        if self._fused is None:
+            t0 = time.perf_counter()
+            poses = b.fk(q, root_pose)
+            return self.check_poses(poses, time.perf_counter() - t0)
+        fz = self._fused
+        qa = fz["q"]
+        try:
+            qa[0] = q
+        except ValueError:
+            raise ValueError(f"q: expected shape ({b.n_dofs},), got {np.shape(q)}") from None
+        s = qa.sum()
+        if not -np.inf < s < np.inf:  # NaN and inf propagate into the sum
+            raise ValueError("q: contains NaN or infinite joint values")
+        if root_pose is not None:
+            fz["root"][0] = as_pose(root_pose, "root_pose")
+            fz["moved"] = True
+        elif fz["moved"]:
+            fz["root"][0] = np.eye(4)
+            fz["moved"] = False
+        t0 = time.perf_counter()
+        n = robot_self_collide(*fz["args"])
+        dt = time.perf_counter() - t0
+        self.hierarchy.poses = fz["pose0"]  # overwritten by the next check
+        c = fz["cand"][:n].copy()
+        return SelfCollisionResult(self.names, c[fz["hits"][:n]], c, None, None, 0.0, 0.0, dt, 0.0,
+                                   fz["counters"].copy())
+
+    def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
+        """Self-collision with link ``poses`` (L, 4, 4) given directly."""
+        h = self.hierarchy
+        t_upd = h.update(poses)
+        cand, _, broad = _broad_phase(h, h, self.test, False)
+        keep = (cand[:, 0] < cand[:, 1]) & self.mask[cand[:, 0], cand[:, 1]]
+        cand = cand[keep]
+        cand = cand[np.lexsort((cand[:, 1], cand[:, 0]))]
+        hits, exact, t_query = run_exact_queries(self.body, h.poses, self.body, h.poses, cand, self.exact_test)
+        return SelfCollisionResult(self.names, cand[hits], cand, broad, exact, t_fk, t_upd, broad.t_total, t_query)
+
+
+def _pack_fused(body, h, mask, plan) -> dict:
+    """The static arrays of a URDF body packed for ``robot_self_collide`` (a snapshot: a
+    checker does not follow later ``set_link_vertices`` calls)."""
+    k, tr = body._kin, body.tree
+    code, program = plan
+    axes = np.zeros(1, dtype=np.int64)
+    floats = [k["origins"], k["axes"], k["mult"], k["offset"], body.leaf_c, body.leaf_R, body.leaf_e, body.moments,
+              body.nodes_f, body.vertices]
+    ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
+            tr.leaf_of_link, body.nodes_i, body.prim_order, body.faces, body.node_off, body.prim_off, body.vert_off]
+    off, pos = [], 0
+    for a in floats:
+        off.append(pos)
+        pos += a.size
+    fbuf = np.concatenate([np.ascontiguousarray(a, dtype=np.float64).ravel() for a in floats])
+    pos = 0
+    for a in ints:
+        off.append(pos)
+        pos += a.size
+    if max(int(np.max(a)) if a.size else 0 for a in ints) >= 2 ** 31:
+        raise ValueError("body too large for the packed self-collision kernel")
+    ibuf = np.concatenate([np.asarray(a).astype(np.int32).ravel() for a in ints])
+    L, K = body.n_links, len(body.frame_names)
+    H, N = tr.n_nodes, len(body.nodes_f)
+    dims = np.array([K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
+                     max(bv.leaf_size for bv in body.bvhs) ** 2], dtype=np.int64)
+    # link bit sets per hierarchy node, for pruning node pairs that hold no checked pair
+    if L <= 63:
+        link_bits = np.array([1 << i for i in range(L)], dtype=np.int64)
+        allow = np.array([sum(1 << j for j in range(L) if mask[i, j]) for i in range(L)], dtype=np.int64)
+        bits = np.zeros(H, dtype=np.int64)
+        reach = np.zeros(H, dtype=np.int64)
+        for n in range(H):
+            s, c = tr.nodes_i[n, 2], tr.nodes_i[n, 3]
+            for li in tr.link_order[s:s + c]:
+                bits[n] |= link_bits[li]
+                reach[n] |= allow[li]
+    else:
+        bits = np.full(H, -1, dtype=np.int64)
+        reach = np.full(H, -1, dtype=np.int64)
+    return {"fbuf": fbuf, "ibuf": ibuf, "off": np.array(off, dtype=np.int64), "dims": dims,
+            "axes": np.ascontiguousarray(axes), "bits": bits, "reach": reach,
+            "q": np.zeros((1, body.n_dofs)), "root": np.eye(4)[None].copy(), "moved": False,
+            "work": np.empty((K, 4, 4)), "poses": np.empty((1, L, 4, 4)),
+            "stack": np.empty((2 * body.max_height + 2, 2), dtype=np.int32),
+            "cand": np.empty((max(1, L * (L - 1) // 2), 2), dtype=np.int32),
+            "hits": np.zeros(max(1, L * (L - 1) // 2), dtype=np.bool_),
+            "counters": np.zeros(2 + N_STATS, dtype=np.int64)}
+
+
+def self_collision_pairs(body, q, method: str = "cab", skip_adjacent: bool = True, disabled=None,
+                         root_pose=None) -> list:
+    """Link name pairs whose meshes intersect at joint values ``q`` (n_dofs,) float64.
+
+    Through the articulation hierarchy (``method``: any of ``UPDATE_METHODS``) and the links'
+    mesh hierarchies; every method gives the same answer. See :class:`SelfCollisionChecker`
+    for ``skip_adjacent``/``disabled`` and for repeated queries."""
+    return SelfCollisionChecker(body, method, skip_adjacent, disabled).check(q, root_pose).pairs
+
+
+def brute_force_self_pairs(body, q, skip_adjacent: bool = True, disabled=None, root_pose=None) -> list:
+    """Reference: an exact query for every checked link pair, no articulation hierarchy."""
+    mask = pair_mask(body, skip_adjacent, disabled)
+    ii, jj = np.nonzero(np.triu(mask, 1))
+    pairs = np.stack([ii, jj], axis=1).astype(np.int32)
+    poses = body.fk(q, root_pose)
+    hits, _, _ = run_exact_queries(body, poses, body, poses, pairs)
+    names = link_names(body)
+    return [(names[i], names[j]) for i, j in pairs[hits].tolist()]
+
+
+def environment_body(env, mesh_bv: str = "obb", name: str | None = None) -> ArticulatedBody:
+    """A one-link body from a Mesh (an environment obstacle); bodies pass through."""
+    if isinstance(env, ArticulatedBody):
+        return env
+    if not isinstance(env, Mesh):
+        raise TypeError(f"env: expected a cdcore.Mesh or an ArticulatedBody, got {type(env).__name__}")
+    return ArticulatedBody([Link(name or env.name, env, -1)], name or env.name, mesh_bv)
+
+
+def environment_pairs(body, q, env, env_poses=None, method: str = "cab", root_pose=None) -> list:
+    """(robot link, environment link) name pairs in contact at joint values ``q``, sorted by
+    link order.
+
+    ``env``: a Mesh (posed by ``env_poses`` (4, 4), default identity) or an ArticulatedBody
+    (``env_poses`` (L_env, 4, 4) its link poses, default its FK at zero). Mesh environments
+    are wrapped once per call; for repeated queries build ``environment_body`` once and pass
+    it."""
+    eb = env if isinstance(env, ArticulatedBody) else environment_body(env, body.mesh_bv)
+    if env_poses is None:
+        env_poses = eb.fk(np.zeros(eb.n_dofs))
+    env_poses = np.asarray(env_poses, dtype=np.float64)
+    if env_poses.shape == (4, 4):
+        env_poses = env_poses[None]
+    if env_poses.shape != (eb.n_links, 4, 4):
+        raise ValueError(f"env_poses: expected shape ({eb.n_links}, 4, 4), got {env_poses.shape}")
+    ha, hb = BodyHierarchy(body, method), BodyHierarchy(eb, method)
+    ha.update(body.fk(q, root_pose))
+    hb.update(env_poses)
+    r = collide_bodies(ha, hb)
+    na, nb = link_names(body), link_names(eb)
+    geo = getattr(body, "has_geometry", None)
+    return [(na[i], nb[j]) for i, j in sorted(map(tuple, r.contacts.tolist())) if geo is None or geo[i]]
+
+
+def read_srdf_disabled(path) -> list:
+    """The ``<disable_collisions link1=.. link2=..>`` pairs of an SRDF file."""
+    import xml.etree.ElementTree as ET
+
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"SRDF file not found: {path}")
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as exc:
+        raise ValueError(f"{os.path.basename(path)}: not readable XML ({exc})") from None
+    out = []
+    for k, el in enumerate(root.iter("disable_collisions")):
+        a, b = el.get("link1"), el.get("link2")
+        if not a or not b:
+            raise ValueError(f"{os.path.basename(path)}: <disable_collisions> #{k} needs link1 and link2")
+        out.append((a, b))
+    return out
+
+
+__all__ = ["SelfCollisionChecker", "SelfCollisionResult", "self_collision_pairs", "brute_force_self_pairs",
+           "environment_body", "environment_pairs", "pair_mask", "read_srdf_disabled"]

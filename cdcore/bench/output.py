@@ -1,0 +1,54 @@
+"""Output files of the benchmarks: checked before a run (a benchmark must not run for
+minutes and then fail to save) and written atomically (never half-written)."""
+from __future__ import annotations
+
+import os
+import tempfile
+
+
+def output_path_problem(path: str) -> str | None:
+    """Why ``path`` cannot be written, or None: its directory must exist and take a new
+    file (tried, then removed), and ``path`` must not be a directory."""
+    path = os.path.abspath(os.fspath(path))
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        return f"directory does not exist: {parent}"
+    if os.path.isdir(path):
+        return f"is a directory: {path}"
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        return f"not writable: {path}"
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".probe", dir=parent)
+    except OSError as exc:
+        return f"cannot write in {parent}: {exc.strerror or exc}"
+    os.close(fd)
+    os.unlink(tmp)
+    return None
+
+
+def output_dir_problem(directory: str) -> str | None:
+    """Why files cannot be written in ``directory`` (created if missing), or None."""
+    directory = os.path.abspath(os.fspath(directory))
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError as exc:
+        return f"cannot create {directory}: {exc.strerror or exc}"
+    return output_path_problem(os.path.join(directory, "probe"))
+
+
+def atomic_write(path, write, newline=None) -> None:
+    """``write(fh)`` to a temporary file beside ``path``, then ``os.replace`` it into place."""
+    path = os.path.abspath(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

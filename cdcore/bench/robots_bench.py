@@ -1,0 +1,133 @@
+"""Self-collision of real URDF robots: cdcore vs pinocchio + coal.
+
+For each shared robot (the Allegro hand; the Panda with its SRDF's disabled pairs) and a
+set of seeded random configurations within the joint limits (half of them on a closing
+grasp for the hand), both engines check the same link pairs: pinocchio's collision pairs
+are set to exactly the pairs cdcore checks. Per configuration the calls alternate
+(cdcore, pinocchio, cdcore, ...) so machine noise hits both alike; the table gives the
+median of each and their ratio (cdcore / pinocchio: below 1 is faster), and counts the
+configurations where the two answers differ beyond touching contacts.
+
+cdcore's time is a whole query from joint values: FK, hierarchy update, broad phase and
+exact tests (``SelfCollisionChecker.check``); pinocchio's is ``computeCollisions`` (FK,
+geometry placements and every pair's coal query).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+
+from .common import fmt_ratio, fmt_time, table
+
+NAME = "robots"
+TOUCH_TOL = 1e-5  # metres: pairs closer than this may be reported by either engine
+
+
+def _positive_int(s):
+    v = int(s)
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return v
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(NAME, help="URDF robot self-collision vs pinocchio + coal (shared robots)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--quick", action="store_true", help="fewer configurations and repeats")
+    p.add_argument("--configs", type=_positive_int, metavar="N", help="configurations per robot (default 40)")
+    p.add_argument("--repeat", type=_positive_int, metavar="N", help="timed calls per configuration and engine "
+                   "(default 200, --quick 40)")
+    p.add_argument("--method", default="cab", choices=("aabb_plus", "aabb_star", "obb", "cab"),
+                   help="articulation-hierarchy update (default cab)")
+    p.add_argument("--robots", default="allegro,panda", help="comma-separated: allegro, panda")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--verbose", action="store_true", help="print every configuration")
+    p.add_argument("--json", metavar="PATH", help="also write the per-configuration rows as JSON")
+    p.set_defaults(run=run)
+    return p
+
+
+def bench_configs(body, n, seed):
+    """n configurations: random within limits, and (hands) points along a closing grasp."""
+    from ..articulated.trajectory import grasp_trajectory
+    rng = np.random.default_rng(seed)
+    lo, hi = body.limits[:, 0], body.limits[:, 1]
+    qs = [rng.uniform(lo, hi) for _ in range(n)]
+    if body.n_dofs >= 12:  # a hand: half the configurations on a grasp
+        g = grasp_trajectory(body, n)
+        qs = [q if k % 2 else g[k] for k, q in enumerate(qs)]
+    return qs
+
+
+def run(args) -> int:
+    try:
+        import pinocchio  # noqa: F401
+    except Exception as exc:
+        print(f"cdcore-bench robots: pinocchio is not importable ({type(exc).__name__}: {exc}).\n"
+              "Install it with `pip install pin` (the project's [test] extra) and run again.", file=sys.stderr)
+        return 2
+    from ..articulated.selfcollision import SelfCollisionChecker, read_srdf_disabled
+    from ..articulated.shared_robots import shared_robot
+    from ..articulated.urdf import load_urdf
+    from .pin_reference import PinocchioRobot
+
+    n_cfg = args.configs or (10 if args.quick else 40)
+    reps = args.repeat or (40 if args.quick else 200)
+    rows_out = []
+    status = 0
+    for name in [r.strip() for r in args.robots.split(",") if r.strip()]:
+        try:
+            sr = shared_robot(name)
+        except (FileNotFoundError, ValueError) as exc:
+            print(f"cdcore-bench robots: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        body = load_urdf(sr.urdf, sr.package_dir)
+        disabled = read_srdf_disabled(sr.srdf) if sr.srdf else None
+        chk = SelfCollisionChecker(body, args.method, disabled=disabled)
+        ref = PinocchioRobot(body, sr.urdf, sr.package_dir, chk.mask)
+        qs = bench_configs(body, n_cfg, args.seed)
+        chk.check(qs[0])  # compile
+        rows, ratios, t_ours, t_pin, differ = [], [], [], [], 0
+        for k, q in enumerate(qs):
+            pq = ref.q(q)
+            ours = set(chk.check(q).pairs)
+            theirs = ref.colliding_pairs(q)
+            bad = [p for p in ours ^ theirs if abs(ref.link_distance(q, *p)) > TOUCH_TOL]
+            differ += bool(bad)
+            a, b = np.empty(reps), np.empty(reps)
+            pc = time.perf_counter
+            for r in range(reps):  # interleaved
+                t0 = pc()
+                chk.check(q)
+                t1 = pc()
+                ref.collide(pq)
+                t2 = pc()
+                a[r], b[r] = t1 - t0, t2 - t1
+            ma, mb = float(np.median(a)), float(np.median(b))
+            ratios.append(ma / mb)
+            t_ours.append(ma)
+            t_pin.append(mb)
+            rows.append([k, len(ours), len(chk.check(q).candidates), fmt_time(ma), fmt_time(mb), fmt_ratio(ma / mb),
+                         "yes" if not bad else f"NO {sorted(bad)}"])
+            rows_out.append({"robot": name, "config": k, "q": np.asarray(q).tolist(), "contacts": len(ours),
+                             "t_cdcore": ma, "t_pinocchio_coal": mb, "ratio": ma / mb, "agree": not bad})
+        print(f"\n{name}: {body.n_dofs} dofs, {body.n_links} links, {len(body.faces)} triangles, "
+              f"{int(chk.mask.sum()) // 2} checked link pairs, update {args.method}, {reps} interleaved calls "
+              f"per configuration")
+        if args.verbose:
+            print(table(["config", "contacts", "exact", "cdcore", "pin+coal", "ratio", "agree"], rows))
+        print(f"{name}: median per configuration  cdcore {fmt_time(float(np.median(t_ours)))}  "
+              f"pinocchio+coal {fmt_time(float(np.median(t_pin)))}  ratio {fmt_ratio(float(np.median(ratios)))} "
+              f"(min {fmt_ratio(min(ratios))}, max {fmt_ratio(max(ratios))}); "
+              f"answers differ on {differ}/{len(qs)} configurations")
+        if differ:
+            status = 1
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as fh:
+            json.dump(rows_out, fh, indent=1)
+    return status
