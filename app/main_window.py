@@ -120,9 +120,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.timeline.addWidget(self.playback)
         self.addToolBar(QtCore.Qt.ToolBarArea.BottomToolBarArea, self.timeline)
 
-        d_scene = self._dock("Scene", "Scene_and_method", self.scene_panel, AREA.LeftDockWidgetArea)
-        d_tree = self._dock("Hierarchy view", "Hierarchy_view", self.hierarchy_panel, AREA.LeftDockWidgetArea)
-        d_step = self._dock("Stepper", "Traversal_stepper", self.stepper_panel, AREA.RightDockWidgetArea,
+        d_scene = self._dock("Scene", self.scene_panel, AREA.LeftDockWidgetArea, name="Scene_and_method")
+        d_tree = self._dock("Hierarchy view", self.hierarchy_panel, AREA.LeftDockWidgetArea, name="Hierarchy_view")
+        d_step = self._dock("Stepper", self.stepper_panel, AREA.RightDockWidgetArea, name="Traversal_stepper",
                             tip="Traversal stepper: walk the selected pair's traversal node pair by node pair")
         self._optional_docks()
         self.splitDockWidget(d_scene, d_tree, QtCore.Qt.Orientation.Vertical)
@@ -154,10 +154,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self._restore()
 
     # ---- layout -----------------------------------------------------------------
-    def _dock(self, title, name, widget, area, tip=None, tab_behind=None):
+    def _dock(self, title, widget, area, tip=None, tab_behind=None, name=None):
         """A dock holding ``widget`` in a vertical scroll area that is never narrower than
         the widget needs (so nothing is cut and no horizontal scrollbar appears)."""
         dock = QtWidgets.QDockWidget(title, self)
+        name = name or title.replace(" ", "_").replace("&", "and")
         dock.setObjectName(name)
         if tip:
             dock.toggleViewAction().setToolTip(tip)
@@ -174,13 +175,13 @@ class MainWindow(QtWidgets.QMainWindow):
         """Timing, compare, insight, realignment and distance panels."""
         from .widgets.realign_panel import RealignPanel
         self.realign_panel = RealignPanel(self.session)
-        self._dock("Realignment", "k-DOP_realignment", self.realign_panel, AREA.RightDockWidgetArea,
+        self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
                    tip="k-DOP realignment of the stepper's pair", tab_behind="Traversal_stepper")
         self.realign_panel.draw_requested.connect(self._draw_realign)
         self._realign_actors = []
         from .widgets.distance_panel import DistancePanel
         self.distance_panel = DistancePanel(self.session)
-        self._dock("Distance", "Minimum_distance", self.distance_panel, AREA.RightDockWidgetArea,
+        self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
         from .widgets.robot_actions import install_robot_dock  # robots: joint panel (issue 10)
@@ -189,21 +190,21 @@ class MainWindow(QtWidgets.QMainWindow):
         try:
             from .widgets.timing_panel import TimingPanel
             self.timing_panel = TimingPanel(self.session, max_rate=10.0)
-            d = self._dock("Timing", "Timing", self.timing_panel, AREA.BottomDockWidgetArea)
+            d = self._dock("Timing", self.timing_panel, AREA.BottomDockWidgetArea, name="Timing")
             d.widget().setMinimumHeight(self.timing_panel.minimumHeight())
         except ImportError:
             pass
         try:
             from .widgets.compare_panel import ComparePanel
             self.compare_panel = ComparePanel(self.session)
-            self._dock("Compare", "Compare_methods", self.compare_panel, AREA.BottomDockWidgetArea,
+            self._dock("Compare", self.compare_panel, AREA.BottomDockWidgetArea, name="Compare_methods",
                        tip="Compare update methods side by side", tab_behind="Timing")
         except ImportError:
             pass
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
-            self._dock("Insight", "Insight", self.insight_panel, AREA.RightDockWidgetArea,
+            self._dock("Insight", self.insight_panel, AREA.RightDockWidgetArea, name="Insight",
                        tip="Ground truth, refit quality, heat map", tab_behind="Traversal_stepper")
             if hasattr(self.insight_panel, "heat_toggled"):
                 self.insight_panel.heat_toggled.connect(
