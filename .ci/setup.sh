@@ -49,6 +49,9 @@ fi
 WARM="$VENV/.warm-$(cat $(find "$ROOT/cdcore" -name '*.py' | sort) | sha1sum | cut -c1-12)"
 if [ ! -f "$WARM" ]; then
   echo "[setup] compiling the engine's kernels into numba's cache (once; a few minutes on 2 cores)"
+  # numba keys a cached kernel on its own module's source only: after any change, drop every
+  # cached kernel so none keeps an inlined copy of an old callee from another module
+  find "$ROOT/cdcore" -name '*.nbi' -delete -o -name '*.nbc' -delete
   (cd "$ROOT" && "$VENV/bin/python" -m cdcore.warmup) | tail -n 1
   rm -f "$VENV"/.warm-*
   touch "$WARM"

@@ -506,7 +506,8 @@ class FclBench:
             for k in range(self.s.refits):
                 vk, pad = vsets[k % 2], pads[k % 2]
                 t0 = time.perf_counter()
-                refit_tree(bvh.kind, bvh.nodes_f, bvh.nodes_i, bvh.prim_order, vk, bvh.mesh.faces, pad)
+                # the tree's own writable arrays (the public ones are read-only views)
+                refit_tree(bvh.kind, bvh._nf, bvh._ni, bvh._po, vk, bvh._f, pad)
                 ts.append(time.perf_counter() - t0)
             return ts
 
