@@ -7,7 +7,7 @@ per query. Defined once, here:
 * the descend rule (``descend_a``): when both nodes are internal the one with the larger
   volume (SIZE) is descended; a leaf is never descended. ``cdcore._distance`` uses it too,
   and the app's stepper replays the ``TR_SPLIT`` column of the trace instead of the rule;
-* the node-pair test (``pair_separation``), one branch per test: spheres (``TEST_SPHERE``),
+* the node-pair test (in ``traverse``'s loop), one branch per test: spheres (``TEST_SPHERE``),
   boxes by the separating-axis programs of ``_overlap`` (``TEST_SAT15``/``TEST_SAT6``), the
   dual OBB-sphere test (sphere, then 5 axes: ``TEST_SPHERE5``, Chang et al. 2010) or sphere then
   15 axes, and k-DOP slab intervals after realignment of B's k-DOP (``TEST_SLAB``, Fünzig &
@@ -35,7 +35,9 @@ from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_
 from ._overlap import ABS_EPS
 from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
 from ._tritri import tri_tri_overlap_xyz
-from .bv.dispatch import pair_separation
+from ._layout import AXIS_SPHERE, C0, E0, KIND_AABB, S0, SR, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15
+from ._overlap import sat_program, spheres_separated
+from .bv.dispatch import _obb_pair, kdop_separation
 from .transforms import _ORTHO_TOL, _pose_problem, _relative_transform, moved_vertex
 
 # pose problems reported by the entry points (added to the pose's own code, _pose_problem)
@@ -44,11 +46,11 @@ POSE_B_BAD = 20
 
 
 @njit(cache=True, inline='always')
-def descend_a(niA, nfA, a, niB, nfB, b):
+def descend_a(leaf_a, leaf_b, size_a, size_b):
     """The descend rule: True to split A's node, False to split B's (one of them is
-    internal). The larger volume is split first (van den Bergen section 3); a leaf never."""
-    leaf_a = niA[a, LEFT] < 0
-    return niB[b, LEFT] < 0 or (not leaf_a and nfA[a, SIZE] >= nfB[b, SIZE])
+    internal). The larger volume (SIZE) is split first (van den Bergen section 3); a leaf
+    never. (Scalars: inlined array arguments cost reference counting in the hot loop.)"""
+    return leaf_b or (not leaf_a and size_a >= size_b)
 
 
 @njit(cache=True)
@@ -119,7 +121,7 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
     and, when ``trace_on``, one row per tested node pair (``_layout.TR_*`` columns) to
     ``trace`` (cap, TRACE_COLS) after ``n_trace`` rows; adds to ``counters`` (N_STATS,):
     the counters, then the exit-axis histogram. ``test``/``program``/``axes`` choose the
-    node-pair test (``pair_separation``); the k-DOP arrays (``method`` .. ``qi``) are read by
+    node-pair test; the k-DOP arrays (``method`` .. ``qi``) are read by
     ``TEST_SLAB`` only. With ``exact_leaves`` False, a leaf pair whose volumes overlap records
     all its primitive pairs untested (a broad phase: used over articulation hierarchies, whose
     primitives are links). The stack needs ``height_a + height_b + 2`` rows: every descent
@@ -131,6 +133,7 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
     iteration.)
     """
     kfilter = test == TEST_SLAB
+    aabb = kind == KIND_AABB
     qpad = qf[0, QF_PAD] if kfilter else 0.0
     Cg = R.copy()
     ACg = np.abs(R) + ABS_EPS
@@ -151,8 +154,38 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
                 return BUFFER_FULL, sp, n_pairs, n_trace
         sp -= 1
         counters[CNT_BV_TESTS] += 1
-        sep = pair_separation(kind, test, program, axes, a, b, R, t, nfA, nfB, Cg, ACg, T, C, AC, ea, eb,
-                              method, slabA, slabB, tabB, outB, qf, qi)
+        # the node-pair test, one branch per test, written in the loop: an inlined function
+        # with a dozen array arguments here cost reference counting on every pair (2-3x)
+        sep = -1
+        if kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
+            sep = kdop_separation(method, a, b, slabA, slabB, tabB, outB, qf, qi)
+        elif test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
+            sx = nfB[b, S0]
+            sy = nfB[b, S0 + 1]
+            sz = nfB[b, S0 + 2]
+            if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
+                                 R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
+                                 R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
+                                 R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
+                sep = AXIS_SPHERE
+        if sep < 0 and test != TEST_SPHERE and not kfilter:
+            # boxes: centre of B's box in A's model frame, relative to A's box centre
+            cx = nfB[b, C0]
+            cy = nfB[b, C0 + 1]
+            cz = nfB[b, C0 + 2]
+            d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
+            d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
+            d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
+            for k in range(3):
+                ea[k] = nfA[a, E0 + k]
+                eb[k] = nfB[b, E0 + k]
+            if aabb:  # every AABB pair shares the relative rotation R (van den Bergen section 3)
+                T[0] = d0
+                T[1] = d1
+                T[2] = d2
+                sep = sat_program(program, axes, T, Cg, ACg, ea, eb)
+            else:
+                sep = _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb)
         outcome = OUT_OVERLAP
         split = SPLIT_NONE
         if sep >= 0:
@@ -175,7 +208,7 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
             else:
                 outcome = OUT_LEAF_MISS
                 counters[CNT_FALSE] += 1
-        elif descend_a(niA, nfA, a, niB, nfB, b):
+        elif descend_a(leaf_a, leaf_b, nfA[a, SIZE], nfB[b, SIZE]):
             split = SPLIT_A
             stack[sp, 0] = niA[a, RIGHT]
             stack[sp, 1] = b

@@ -1,5 +1,5 @@
 """Realignment of B's k-DOPs into A's directions: the k-DOP branch of the traversal core
-(``_core.pair_separation``'s ``TEST_SLAB``) and of the distance bounds.
+(``_core.traverse``'s ``TEST_SLAB`` branch, ``bv.dispatch.kdop_separation``) and of the distance bounds.
 
 Everything happens in A's model frame (Fünzig & Fellner section 2: the k-DOP of node b of
 B under M = (R, t) is realigned to A's directions, then the overlap test is the k/2

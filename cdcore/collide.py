@@ -29,7 +29,7 @@ AXIS_NAMES = (
     ["a0 (A long)", "a1 (A mid)", "a2 (A short)", "b0 (B long)", "b1 (B mid)", "b2 (B short)"]
     + [f"a{i} x b{j}" for i in range(3) for j in range(3)] + ["sphere"])
 
-# test name -> (test code, axis program) for the node-pair test of ``_core.pair_separation``
+# test name -> (test code, axis program) for the node-pair test of ``_core.traverse``
 TEST_CODES = {
     "sat15": (L.TEST_SAT15, PROGRAM_SAT15),
     "sat6": (L.TEST_SAT6, PROGRAM_SAT6),

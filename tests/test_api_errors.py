@@ -202,8 +202,9 @@ def test_collide_bad_pose(trees, which, pose, exc, match):
 
 
 def test_pose_checks_run_before_any_traversal(trees):
-    """A bad pose is reported even if the hierarchies' roots would be separated."""
-    a, b = trees["aabb"]
+    """A bad pose is reported even if the hierarchies' roots would be separated (an OBB tree:
+    AABB trees accept a scaled pose, van den Bergen section 6)."""
+    a, b = trees["obb"]
     far = make_pose(None, (100.0, 0.0, 0.0))
     bad = far.copy()
     bad[:3, :3] *= 2.0

@@ -153,7 +153,7 @@ def test_bug5_realignment_view_resets_when_the_bv_type_is_no_kdop(qtbot):
                 break
         if shown:
             break
-    assert shown and panel.label.text() != IDLE_TEXT and panel.table.rowCount() == 4
+    assert shown and panel.label.text() != IDLE_TEXT and panel.table.rowCount() == 5  # exact + 4 methods
     s.set_bv("obb")
     assert panel.label.text() == IDLE_TEXT and panel.table.rowCount() == 0 and panel.report is None
 

@@ -103,8 +103,11 @@ def test_fcl_bench_quick(tmp_path):
         for pose in pose_kinds:
             got = {r["variant"] for r in collide if r["mesh"] == label and r["pose"] == pose}
             assert got == {"python-fcl", *variants}, (label, pose, got)
-        batch = {r["variant"] for r in rows if r["section"] == "batch" and r["mesh"] == label}
+        batch = {r["variant"] for r in rows if r["section"] == "batch" and r["mesh"] == label
+                 and r["engine"] != "cdcore-serial"}
         assert batch == {"python-fcl loop", *variants}
+        serial = [r for r in rows if r["section"] == "batch" and r["mesh"] == label and r["engine"] == "cdcore-serial"]
+        assert len(serial) == len(variants) and all(r["agree_with_fcl"] for r in serial)
         builds = {r["bv"] for r in rows if r["section"] == "build" and r["mesh"] == label}
         assert builds == {"obbrss", "aabb", "obb", "sphere", "obb_sphere"}
     assert {r["mesh"] for r in collide} == {label for label, _, _ in MESHES}

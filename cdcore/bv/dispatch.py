@@ -1,6 +1,8 @@
-"""The one place the kernels switch on the bounding-volume kind: fitting a node (build),
-the node-pair overlap test (the traversal core) and the node-pair distance bound (the
-distance search). Each branch calls the volume type's own kernels (``bv.aabb``, ``bv.obb``,
+"""Where the kernels switch on the bounding-volume kind: fitting a node (build), the
+oriented-box and k-DOP node tests the traversal core's loop calls (``_obb_pair``,
+``kdop_separation``; the loop itself branches on the test, see ``_core.traverse``) and the
+node-pair distance bound (the distance search). Each branch calls the volume type's own
+kernels (``bv.aabb``, ``bv.obb``,
 ``bv.sphere``, ``bv.kdop``, ``bv.bounds``, ``_overlap``); a new type adds its branch here
 (see the README: "Adding a bounding-volume type").
 """
@@ -8,9 +10,8 @@ import numpy as np
 from numba import njit
 
 from .._kdop_traverse import realigned_interval
-from .._layout import (AXIS_SPHERE, C0, E0, KIND_AABB, KIND_OBB, KIND_OBB_SPHERE, KIND_SPHERE, R0, S0, SIZE, SR,
-                       TEST_SLAB, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15)
-from .._overlap import ABS_EPS, sat_program, spheres_separated
+from .._layout import (AXIS_SPHERE, C0, E0, KIND_AABB, KIND_OBB, KIND_OBB_SPHERE, KIND_SPHERE, R0, S0, SIZE, SR)
+from .._overlap import ABS_EPS, sat_program
 from . import aabb, obb, sphere
 from .bounds import (_add3, _matmul, _matvec, _row3, _row9, _sphere_gap, _sub3, _tmatmul, _tmatvec, box_bound,
                      kdop_bound)
@@ -66,47 +67,16 @@ def _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb):
 
 
 @njit(cache=True, inline='always')
-def pair_separation(kind, test, program, axes, a, b, R, t, nfA, nfB, Cg, ACg, T, C, AC, ea, eb,
-                    method, slabA, slabB, tabB, outB, qf, qi):
-    """The node-pair test: the id of the first axis that separates A's node a from B's node b
-    (box axes 0..14, ``AXIS_SPHERE``, or A's k-DOP slab id), -1 if none does."""
-    if test == TEST_SLAB:
-        # k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4)
-        k2 = slabA.shape[1] // 2
-        for i in range(k2):
-            lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
-            if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
-                return i
-        return -1
-    if test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
-        sx = nfB[b, S0]
-        sy = nfB[b, S0 + 1]
-        sz = nfB[b, S0 + 2]
-        if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
-                             R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
-                             R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
-                             R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
-            return AXIS_SPHERE
-        if test == TEST_SPHERE:
-            return -1
-    # boxes: centre of B's box in A's model frame, relative to A's box centre
-    cx = nfB[b, C0]
-    cy = nfB[b, C0 + 1]
-    cz = nfB[b, C0 + 2]
-    d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
-    d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
-    d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
-    for k in range(3):
-        ea[k] = nfA[a, E0 + k]
-        eb[k] = nfB[b, E0 + k]
-    if kind == KIND_AABB:
-        # every AABB pair shares the relative rotation R (van den Bergen section 3)
-        T[0] = d0
-        T[1] = d1
-        T[2] = d2
-        return sat_program(program, axes, T, Cg, ACg, ea, eb)
-    return _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb)
-
+def kdop_separation(method, a, b, slabA, slabB, tabB, outB, qf, qi):
+    """k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4): the
+    first separating slab id, or -1. An out-of-line call: inlined, the realignment's code
+    (and its array reference counting) slowed every box and sphere test of the loop ~2x."""
+    k2 = slabA.shape[1] // 2
+    for i in range(k2):
+        lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
+        if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
+            return i
+    return -1
 
 
 # ---- distance: node-pair lower bounds --------------------------------------------------------

@@ -64,15 +64,23 @@ def robot_joint_motion(body, spec: dict | None, t: np.ndarray, where: str, base_
     F = len(t)
     if spec is None:
         return random_trajectory(body, F, 0)
+    if not isinstance(spec, dict):
+        raise SceneError(f"{where}: expected an object with a 'type'")
     kind = get(spec, "type", where, str)
     if kind == "random":
         seed = get(spec, "seed", where, int, 0)
         rate = float(get(spec, "keys_per_second", where, (int, float), 0.5))
+        if not 0 < rate < 1e6:
+            raise SceneError(f"{where}.keys_per_second: must be positive, got {rate!r}")
         duration = float(t[-1] - t[0]) if F > 1 else 0.0
         return random_trajectory(body, F, seed, n_keys=max(2, int(duration * rate) + 2))
     if kind == "grasp":
         cycles = float(get(spec, "cycles", where, (int, float), 1.0))
         amount = float(get(spec, "amount", where, (int, float), 0.8))
+        if not 0 < cycles < 1e6:
+            raise SceneError(f"{where}.cycles: must be positive, got {cycles!r}")
+        if not 0 <= amount <= 1:
+            raise SceneError(f"{where}.amount: expected 0..1, got {amount!r}")
         return grasp_trajectory(body, F, cycles, amount)
     if kind == "trajectory":
         path = resolve_path(get(spec, "file", where, str), base_dir)
