@@ -17,8 +17,15 @@ def install_robot_dock(win) -> None:
     """The joint panel dock and the link highlighting (called while docks are made)."""
     win.robot_model = RobotModel(win.session)
     win.joint_panel = JointPanel(win.robot_model)
-    win._dock("Robot joints", win.joint_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
+    win.joint_dock = win._dock("Robot joints", win.joint_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
     win.joint_panel.highlight_changed.connect(lambda links: _highlight(win, links))
+
+    def show_when_a_robot_is_loaded():
+        # an empty joints dock would only squeeze the scene and hierarchy docks (View menu
+        # still lists it)
+        win.joint_dock.setVisible(win.robot_model.body is not None)
+    win.session.scene_changed.connect(show_when_a_robot_is_loaded)
+    show_when_a_robot_is_loaded()
 
 
 def _highlight(win, links):
