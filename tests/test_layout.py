@@ -106,6 +106,9 @@ def test_nothing_is_cut_at_common_screen_sizes(make_window, qtbot, size):
         problems += [f"{bar.objectName()}: {h!r} pushed into the overflow menu" for h in hidden]
     docks = win.findChildren(QtWidgets.QDockWidget)
     assert len(docks) >= 8
+    assert not win.joint_dock.isVisible()  # shown only when the scene has a robot ...
+    win.joint_dock.show()  # ... and then it must fit too
+    QtWidgets.QApplication.processEvents()
     for dock in docks:
         assert not dock.isFloating() and dock.isVisible() or win.tabifiedDockWidgets(dock), dock.objectName()
         dock.raise_()
