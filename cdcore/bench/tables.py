@@ -41,7 +41,6 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -49,7 +48,7 @@ import numpy as np
 from . import paper_figures as pf
 from . import tables_paper as tp
 from .common import table
-from .output import output_path_problem
+from .output import atomic_write, output_path_problem
 
 NAME = "tables"
 
@@ -151,10 +150,10 @@ def run(args) -> int:
         return 130
     print(bench.report())
     if args.json:
-        _atomic_write(args.json, lambda fh: json.dump(bench.as_json(), fh, indent=1, default=_json_default))
+        atomic_write(args.json, lambda fh: json.dump(bench.as_json(), fh, indent=1, default=_json_default))
         print(f"wrote {len(bench.rows)} rows to {args.json}")
     if args.csv:
-        _atomic_write(args.csv, lambda fh: _write_csv(fh, bench.ordered_rows()), newline="")
+        atomic_write(args.csv, lambda fh: _write_csv(fh, bench.ordered_rows()), newline="")
         print(f"wrote {len(bench.rows)} rows to {args.csv}")
     return 1 if bench.failed_checks() else 0
 
@@ -170,24 +169,6 @@ def _json_default(o):
     if isinstance(o, np.ndarray):
         return o.tolist()
     raise TypeError(f"not JSON serialisable: {type(o).__name__}")
-
-
-def _atomic_write(path, write, newline=None):
-    """Write to a temporary file beside ``path``, then ``os.replace`` it into place."""
-    path = os.path.abspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def _write_csv(fh, rows):
