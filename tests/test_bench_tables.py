@@ -8,7 +8,8 @@ import pytest
 
 from cdcore.bench import paper_figures as pf
 from cdcore.bench.__main__ import main
-from cdcore.bench.tables import _atomic_write, _sample_frames, _write_csv
+from cdcore.bench.output import atomic_write as _atomic_write
+from cdcore.bench.tables import _sample_frames, _write_csv
 
 SCENES = "chains-6to1,rigid-torus,deform-wave"
 
