@@ -118,6 +118,24 @@ def _check_err(value, name):
     return v
 
 
+def _options(bvh_a, bvh_b, order, realign, abs_err, rel_err):
+    """The checked options of a distance query: (depth_first, is_kdop, realign, abs_err, rel_err)."""
+    if not (type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv):
+        _check_pair(bvh_a, bvh_b, None)
+    if bvh_a.kind not in SUPPORTED_KINDS:
+        raise NotImplementedError(f"distance: no lower bound for bv={bvh_a.bv!r} yet")
+    if order is None:
+        depth_first = bvh_a.kind != KIND_AABB
+    elif order in ("depth", "best"):
+        depth_first = order == "depth"
+    else:
+        raise ValueError(f"order: expected 'depth' or 'best', got {order!r}")
+    is_kdop = bvh_a.kind in KDOP_KINDS
+    if realign is not None or is_kdop:
+        realign = check_realign(realign, is_kdop)
+    return depth_first, is_kdop, realign, _check_err(abs_err, "abs_err"), _check_err(rel_err, "rel_err")
+
+
 def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_err: float = 0.0,
              trace: bool = False, order: str | None = None, realign: str | None = None) -> DistanceResult:
     """Minimum distance between two posed meshes through their hierarchies.
@@ -153,21 +171,7 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     bounding-volume types, bad poses), ``ValueError`` for negative or non-finite errors,
     an unknown ``order`` or a ``realign`` given for non-k-DOP trees.
     """
-    if not (type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv):
-        _check_pair(bvh_a, bvh_b, None)
-    if bvh_a.kind not in SUPPORTED_KINDS:
-        raise NotImplementedError(f"distance: no lower bound for bv={bvh_a.bv!r} yet")
-    if order is None:
-        depth_first = bvh_a.kind != KIND_AABB
-    elif order in ("depth", "best"):
-        depth_first = order == "depth"
-    else:
-        raise ValueError(f"order: expected 'depth' or 'best', got {order!r}")
-    is_kdop = bvh_a.kind in KDOP_KINDS
-    if realign is not None or is_kdop:
-        realign = check_realign(realign, is_kdop)
-    abs_err = _check_err(abs_err, "abs_err")
-    rel_err = _check_err(rel_err, "rel_err")
+    depth_first, is_kdop, realign, abs_err, rel_err = _options(bvh_a, bvh_b, order, realign, abs_err, rel_err)
     pa = pose_arg(pose_a, "pose_a")
     pb = pose_arg(pose_b, "pose_b")
     a, b = bvh_a, bvh_b
@@ -217,18 +221,7 @@ def distance_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, abs_err: float 
     """``distance`` for N placements of B (``poses_b`` (N, 4, 4)) in one compiled call, spread
     over numba's threads (results identical to N single queries). Parameters as for
     ``distance``; ``parallel=False`` runs one thread."""
-    if not (type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv):
-        _check_pair(bvh_a, bvh_b, None)
-    if order is None:
-        depth_first = bvh_a.kind != KIND_AABB
-    elif order in ("depth", "best"):
-        depth_first = order == "depth"
-    else:
-        raise ValueError(f"order: expected 'depth' or 'best', got {order!r}")
-    is_kdop = bvh_a.kind in KDOP_KINDS
-    realign = check_realign(realign, is_kdop)
-    abs_err = _check_err(abs_err, "abs_err")
-    rel_err = _check_err(rel_err, "rel_err")
+    depth_first, is_kdop, realign, abs_err, rel_err = _options(bvh_a, bvh_b, order, realign, abs_err, rel_err)
     pa = as_pose(pose_a, "pose_a")
     pbs = as_poses(poses_b, "poses_b")
     method = REALIGN_METHODS[realign] if is_kdop else 0
