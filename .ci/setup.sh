@@ -38,7 +38,7 @@ STAMP="$VENV/.installed-$(sha1sum "$ROOT/pyproject.toml" | cut -c1-12)"
 if [ ! -f "$STAMP" ]; then
   echo "[setup] installing the project and its dependencies into .venv"
   "$VENV/bin/python" -m pip install -q --upgrade pip
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,bench]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,bench,mjcf,dask]"
   rm -f "$VENV"/.installed-*
   touch "$STAMP"
 fi
