@@ -13,12 +13,14 @@ One frame (``front_entry``):
 
 1. **Pruning** (pulling the front up): two front pairs that are siblings in the BVTT, (l, b) and
    (r, b) with l, r the children of p in A (or (a, l), (a, r) in B), both separated for at least
-   ``AGE_MIN`` frames and not waiting, are replaced by the parent pair (p, b) as one seed. If the
-   parent pair is separated, one test replaces two; if not, the traversal descends from it (one
-   extra test) and the pairs below it wait ``2, 4, .. WAIT_MAX`` frames before the next attempt
-   (exponential back-off: a pair whose parent overlaps in a steady contact pays for a failed
-   attempt O(log frames) times, not every frame). Ehmann & Lin pull up as far as the parent is
-   separated; this pulls up one level per frame, lazily.
+   ``AGE_MIN`` frames and not waiting, are replaced by the parent pair (p, b) as one seed, and so
+   on upwards (a shift-reduce pass over the front, which is kept in traversal order so that
+   siblings are neighbours: no sorting, no hashing). If the pulled-up pair is separated, one
+   test replaces many; if not, the traversal descends from it and the pairs below it wait
+   ``2, 4, .. WAIT_MAX`` frames before the next attempt (exponential back-off: a pair whose
+   parent overlaps in a steady contact pays for a failed attempt O(log frames) times, not every
+   frame). Ehmann & Lin pull up where the parent pair is separated; here the parent is tested as
+   the seed itself, so an attempt costs nothing when it holds.
 2. **Sprouting**: the seeds are pushed on the traversal stack and ``_core.traverse`` (resumable
    from a seeded stack) tests each and descends where they now overlap, with the trace on.
 3. The trace rows whose outcome is not OVERLAP are the new front. The rows of one seed's
@@ -31,21 +33,25 @@ rebuild (new topology) resets the front (``cdcore.front.FrontCache``).
 import numpy as np
 from numba import njit
 
-from ._core import POSE_A_BAD, pose_status, sorted_pairs, traverse, _grown
+from ._core import _grown, pose_status, sorted_pairs, traverse
 from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query
 from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, TEST_SLAB, TR_A, TR_B,
                       TR_OUTCOME, TRACE_COLS)
 from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
 from .transforms import _relative_transform
 
-AGE_MIN = 2  # frames a pair must have been separated before it is pulled up
-WAIT_MAX = 64  # longest back-off (frames) after failed pull-ups
+AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
+# attempts back off, so an incoherent motion, like random placements, collapses the stale front
+# the frame after)
+WAIT_MAX = 8  # longest back-off (frames) after failed pull-ups
 
-# state columns of a front entry
-ST_AGE = 0  # consecutive frames separated (0: a leaf pair whose volumes overlapped)
-ST_WAIT = 1  # frames to wait before a pull-up may be tried again
-ST_FAILS = 2  # failed pull-ups in a row
-N_STATE = 3
+# columns of a front row (int32): the node pair, then its state
+FR_A = 0
+FR_B = 1
+ST_AGE = 2  # consecutive frames separated (0: a leaf pair whose volumes overlapped)
+ST_WAIT = 3  # frames to wait before a pull-up may be tried again
+ST_FAILS = 4  # failed pull-ups in a row
+FRONT_COLS = 5
 
 NO_PARENT = -1
 
@@ -64,86 +70,54 @@ def parents(ni):
 
 
 @njit(cache=True)
-def _find(keys, order, key):
-    """Index (into the unsorted arrays) of ``key`` among ``keys[order]`` (sorted), or -1."""
-    lo = 0
-    hi = keys.shape[0]
-    while lo < hi:
-        mid = (lo + hi) // 2
-        k = keys[order[mid]]
-        if k < key:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < keys.shape[0] and keys[order[lo]] == key:
-        return order[lo]
-    return -1
-
-
-@njit(cache=True)
 def _eligible(state, i):
     return state[i, ST_AGE] >= AGE_MIN and state[i, ST_WAIT] == 0
 
 
 @njit(cache=True)
-def make_seeds(front, state, niA, niB, parA, parB):
-    """The seeds of this frame (k, 2) and, per seed, (source entry, second entry or -1 for a
-    kept pair): the front with eligible sibling pairs pulled up to their parent pair."""
+def make_seeds(front, parA, parB):
+    """This frame's seeds: the front with eligible sibling pairs pulled up to their parent
+    pair, as far up as they go (a shift-reduce pass over the front in traversal order, where
+    BVTT siblings are neighbours: (l, b) then (r, b), or (a, l) then (a, r)). Returns (seeds
+    (k, FRONT_COLS) int32 in traversal order, merged (k,) bool: pulled up this frame)."""
     n = front.shape[0]
-    keys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        keys[i] = (np.int64(front[i, 0]) << 32) | np.int64(front[i, 1])
-    order = np.argsort(keys)
-    used = np.zeros(n, dtype=np.bool_)
-    seeds = np.empty((n, 2), dtype=np.int32)
-    src = np.empty((n, 2), dtype=np.int64)
+    seeds = np.empty((n, FRONT_COLS), dtype=np.int32)
+    merged = np.zeros(n, dtype=np.bool_)
     k = 0
     for i in range(n):
-        if used[i]:
-            continue
-        a = front[i, 0]
-        b = front[i, 1]
-        used[i] = True
-        if _eligible(state, i):
-            j = -1
-            pa = parA[a]
-            if pa >= 0:
-                s = niA[pa, LEFT] + niA[pa, RIGHT] - a
-                j = _find(keys, order, (np.int64(s) << 32) | np.int64(b))
-                if j >= 0 and not used[j] and _eligible(state, j):
-                    used[j] = True
-                    seeds[k, 0] = pa
-                    seeds[k, 1] = b
-                    src[k, 0] = i
-                    src[k, 1] = j
-                    k += 1
-                    continue
-            pb = parB[b]
-            if pb >= 0:
-                s = niB[pb, LEFT] + niB[pb, RIGHT] - b
-                j = _find(keys, order, (np.int64(a) << 32) | np.int64(s))
-                if j >= 0 and not used[j] and _eligible(state, j):
-                    used[j] = True
-                    seeds[k, 0] = a
-                    seeds[k, 1] = pb
-                    src[k, 0] = i
-                    src[k, 1] = j
-                    k += 1
-                    continue
-        seeds[k, 0] = a
-        seeds[k, 1] = b
-        src[k, 0] = i
-        src[k, 1] = -1
+        for c in range(FRONT_COLS):
+            seeds[k, c] = front[i, c]
+        merged[k] = False
         k += 1
-    return seeds[:k], src[:k]
+        while k >= 2 and _eligible(seeds, k - 1) and _eligible(seeds, k - 2):
+            a1 = seeds[k - 2, FR_A]
+            b1 = seeds[k - 2, FR_B]
+            a2 = seeds[k - 1, FR_A]
+            b2 = seeds[k - 1, FR_B]
+            if b1 == b2 and a1 != a2 and parA[a1] >= 0 and parA[a1] == parA[a2]:
+                pa = parA[a1]
+                pb = b1
+            elif a1 == a2 and b1 != b2 and parB[b1] >= 0 and parB[b1] == parB[b2]:
+                pa = a1
+                pb = parB[b1]
+            else:
+                break
+            k -= 1
+            seeds[k - 1, FR_A] = pa
+            seeds[k - 1, FR_B] = pb
+            seeds[k - 1, ST_AGE] = min(seeds[k - 1, ST_AGE], seeds[k, ST_AGE])
+            seeds[k - 1, ST_FAILS] = max(seeds[k - 1, ST_FAILS], seeds[k, ST_FAILS])
+            merged[k - 1] = True
+    return seeds[:k], merged[:k]
 
 
 @njit(cache=True)
-def _next_state(seed_row, outcome, merged, old, i, j, out, r):
-    """State of a new front entry: ``seed_row`` when it is the seed's own row."""
+def _next_state(seed_row, outcome, merged, seeds, cur, out, r):
+    """State of a new front entry from its seed's state; ``seed_row`` when it is the seed's own
+    row (the seed stopped there), else the traversal sprouted below the seed."""
     sep = outcome == OUT_SEPARATED
     if merged:
-        fails = max(old[i, ST_FAILS], old[j, ST_FAILS])
+        fails = seeds[cur, ST_FAILS]
         if seed_row:  # the pull-up held: a fresh entry
             out[r, ST_AGE] = 1
             out[r, ST_WAIT] = 0
@@ -154,9 +128,9 @@ def _next_state(seed_row, outcome, merged, old, i, j, out, r):
             out[r, ST_FAILS] = fails + 1
         return
     if seed_row:
-        out[r, ST_AGE] = old[i, ST_AGE] + 1 if sep else 0
-        out[r, ST_WAIT] = max(0, old[i, ST_WAIT] - 1)
-        out[r, ST_FAILS] = old[i, ST_FAILS]
+        out[r, ST_AGE] = seeds[cur, ST_AGE] + 1 if sep else 0
+        out[r, ST_WAIT] = max(0, seeds[cur, ST_WAIT] - 1)
+        out[r, ST_FAILS] = seeds[cur, ST_FAILS]
     else:  # sprouted below a kept pair
         out[r, ST_AGE] = 1 if sep else 0
         out[r, ST_WAIT] = 0
@@ -164,17 +138,17 @@ def _next_state(seed_row, outcome, merged, old, i, j, out, r):
 
 
 @njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, method, front, state, parA, parB,
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, method, front, parA, parB,
                 counts, slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
                 inv_delta):
     """One frame of the front cache (module docstring): all contacts of the query, from the
-    front ``front`` (k, 2) int32 with ``state`` (k, N_STATE) int32. Writes ``counts`` (N_STATS +
-    1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then nothing else was done).
-    Returns (sorted pairs (p, 2) int32, new front (k', 2) int32, new state (k', N_STATE) int32)."""
+    front ``front`` (k, FRONT_COLS) int32 (node pairs and their state). Writes ``counts``
+    (N_STATS + 1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then nothing else
+    was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS) int32)."""
     st = pose_status(pose_a, pose_b)
     counts[N_STATS] = st
     if st:
-        return np.empty((0, 2), dtype=np.int32), front, state
+        return np.empty((0, 2), dtype=np.int32), front
     R = np.empty((3, 3))
     t = np.empty(3)
     _relative_transform(pose_a, pose_b, R, t)
@@ -185,7 +159,7 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, metho
         prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
     nfA, niA, poA, vA, fA = unpack(FA, IA)
     nfB, niB, poB, vB, fB = unpack(FB, IB)
-    seeds, src = make_seeds(front, state, niA, niB, parA, parB)
+    seeds, merged = make_seeds(front, parA, parB)
     ns = seeds.shape[0]
     stack = np.empty((ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2, 2), dtype=np.int32)
     for k in range(ns):  # seed 0 on top: popped first
@@ -193,8 +167,8 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, metho
         stack[ns - 1 - k, 1] = seeds[k, 1]
     sp = ns
     leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    pairs = np.empty((max(64, leaf_cap), 2), dtype=np.int32)
-    trace = np.empty((max(4096, 2 * ns), TRACE_COLS), dtype=np.int32)
+    pairs = np.empty((max(16, leaf_cap), 2), dtype=np.int32)
+    trace = np.empty((max(64, 4 * ns), TRACE_COLS), dtype=np.int32)
     counters = np.zeros(N_STATS, dtype=np.int64)
     n_pairs = 0
     n_trace = 0
@@ -214,8 +188,7 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, metho
     for r in range(n_trace):
         if trace[r, TR_OUTCOME] != OUT_OVERLAP:
             n_front += 1
-    new_front = np.empty((n_front, 2), dtype=np.int32)
-    new_state = np.empty((n_front, 3), dtype=np.int32)
+    new_front = np.empty((n_front, FRONT_COLS), dtype=np.int32)
     nxt = 0
     cur = -1
     w = 0
@@ -231,11 +204,11 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, metho
             continue
         new_front[w, 0] = a
         new_front[w, 1] = b
-        _next_state(seed_row, outcome, src[cur, 1] >= 0, state, src[cur, 0], src[cur, 1], new_state, w)
+        _next_state(seed_row, outcome, merged[cur], seeds, cur, new_front, w)
         w += 1
     for k in range(N_STATS):
         counts[k] = counters[k]
-    return sorted_pairs(pairs[:n_pairs]), new_front, new_state
+    return sorted_pairs(pairs[:n_pairs]), new_front
 
 
-__all__ = ["front_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "N_STATE", "POSE_A_BAD"]
+__all__ = ["front_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]

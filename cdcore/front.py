@@ -9,7 +9,7 @@ import numpy as np
 
 from . import _layout as L
 from ._core import STATUS
-from ._front import N_STATE, front_entry, parents
+from ._front import FRONT_COLS, front_entry, parents
 from ._kdop_traverse import kdop_query_arrays, no_kdop_arrays
 from .collide import CollisionResult, _plan, collide, pose_arg, raise_pose_status
 from .bvh import BVH
@@ -18,7 +18,7 @@ _NO_AXES = np.zeros(1, dtype=np.int64)
 
 
 def _root_front():
-    return np.zeros((1, 2), dtype=np.int32), np.zeros((1, N_STATE), dtype=np.int32)
+    return np.zeros((1, FRONT_COLS), dtype=np.int32)  # the root pair (0, 0), state zero
 
 
 class FrontCache:
@@ -53,11 +53,16 @@ class FrontCache:
 
     def reset(self) -> None:
         """Forget the front: the next frame traverses from the root pair."""
-        self.front, self._state = _root_front()
+        self._front = _root_front()
+
+    @property
+    def front(self) -> np.ndarray:
+        """(k, 2) int32: the node pairs (of A, of B) where the last frame's traversal stopped."""
+        return self._front[:, :2].copy()
 
     @property
     def front_size(self) -> int:
-        return int(self.front.shape[0])
+        return int(self._front.shape[0])
 
     def _check_topology(self):
         key = (self.bvh_a._I, self.bvh_b._I)
@@ -80,19 +85,19 @@ class FrontCache:
             kd = (kdop_query_arrays(self.bvh_a, self.bvh_b, plan.method) if plan.kdop else no_kdop_arrays())
             counts = np.empty(STATUS + 1, dtype=np.int64)
             t0 = time.perf_counter()
-            pairs, front, state = front_entry(self.bvh_a._F, self.bvh_a._I, self.bvh_b._F, self.bvh_b._I, pa, pb,
-                                              plan.kind, plan.test, plan.program, _NO_AXES, plan.method,
-                                              self.front, self._state, self._parA, self._parB, counts, *kd)
+            pairs, front = front_entry(self.bvh_a._F, self.bvh_a._I, self.bvh_b._F, self.bvh_b._I, pa, pb,
+                                       plan.kind, plan.test, plan.program, _NO_AXES, plan.method, self._front,
+                                       self._parA, self._parB, counts, *kd)
             dt = time.perf_counter() - t0
             if counts[STATUS]:
                 raise_pose_status(int(counts[STATUS]))
-            self.front, self._state = front, state
+            self._front = front
         return CollisionResult(len(pairs) > 0, pairs, counts, dt)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view
         highlights."""
-        f = self.front
+        f = self._front
         return np.unique(f[:, 0]), np.unique(f[:, 1])
 
 
