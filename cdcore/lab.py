@@ -100,7 +100,8 @@ class MotionRun:
                 self.pairs.append((i, j, la, lb))
         self.fronts = {}
         self.log = FrameLog()
-        self.queried = np.zeros(len(self.pairs), dtype=np.int64)
+        self.queried = np.zeros(len(self.pairs), dtype=np.int64)  # queries whose roots overlapped
+        self.pair_nv = np.zeros(len(self.pairs), dtype=np.int64)  # their node tests
         self.mismatches = 0
 
     def _cache(self, k):
@@ -149,7 +150,9 @@ class MotionRun:
             n_c += len(r.pairs)
             secs += r.t_total
             n_q += 1
-            self.queried[k] += 1
+            if st.bv_tests > 1:  # the roots overlapped (the model's condition)
+                self.queried[k] += 1
+                self.pair_nv[k] += st.bv_tests
         log = self.log
         log.n_v.append(n_v)
         log.n_p.append(n_p)
@@ -159,10 +162,12 @@ class MotionRun:
         log.front.append(n_f)
 
     def busiest_pair(self):
-        """The link-pair trees queried most often over the run (the model's example pair)."""
-        k = int(np.argmax(self.queried)) if len(self.queried) else 0
+        """(tree a, tree b, measured node tests per query with overlapping roots) of the link pair
+        that cost the most node tests over the run (the model's example pair)."""
+        k = int(np.argmax(self.pair_nv)) if len(self.pairs) else 0
         i, j, la, lb = self.pairs[k]
-        return self.trees[i][la], self.trees[j][lb], int(self.queried[k])
+        per = self.pair_nv[k] / self.queried[k] if self.queried[k] else 1.0
+        return self.trees[i][la], self.trees[j][lb], float(per)
 
 
 @dataclass
@@ -174,14 +179,16 @@ class LabResult:
     build_ns_per_tri: float
     c_v: float  # fitted seconds per node test
     c_p: float  # fitted seconds per triangle test
+    c_0: float  # fitted seconds per query call
     r2: float
     predicted_seconds: np.ndarray
     expected_nv: float  # the random-placement model's N_v per query of the busiest pair
-    measured_nv: float  # measured N_v per query of that pair (mean over the frames it was queried)
+    measured_nv: float  # measured N_v per query of that pair (frames where its roots overlapped)
 
     @property
     def mean_seconds(self) -> float:
-        return float(np.mean(self.log["seconds"]))
+        """Median seconds per frame (robust to a loaded machine's spikes; the counts are means)."""
+        return float(np.median(self.log["seconds"]))
 
     @property
     def mean_nv(self) -> float:
@@ -212,31 +219,15 @@ def run_lab(scene, configs, frames: int | None = None, check: bool = False, prog
     out = []
     for r in runs:
         log = r.log.arrays()
-        c_v, c_p, r2 = fit_cost_model(log["n_v"], log["n_p"], log["seconds"])
-        ta, tb, nq = r.busiest_pair()
+        c_v, c_p, c_0, r2 = fit_cost_model(log["n_v"], log["n_p"], log["seconds"], log["queries"])
+        ta, tb, measured = r.busiest_pair()
         exp_nv, _ = expected_tests(ta, tb)
-        measured = _pair_mean_nv(r, ta, tb, n)
         qual = []
         for trees in r.trees:
             qual.append(tree_quality(max(trees, key=lambda t: t.mesh.n_faces)))
-        out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, r2,
-                             log["n_v"] * c_v + log["n_p"] * c_p, exp_nv, measured))
+        out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, c_0, r2,
+                             log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured))
     return out
-
-
-def _pair_mean_nv(run, ta, tb, n):
-    """Measured node tests per query of one link pair over the frames, as the run saw them."""
-    k = next(k for k, (i, j, la, lb) in enumerate(run.pairs) if run.trees[i][la] is ta and run.trees[j][lb] is tb)
-    i, j, la, lb = run.pairs[k]
-    s = run.scene
-    vals = []
-    for f in range(0, n, max(1, n // 40)):  # a sample of the frames, re-queried (deforming: as refitted last)
-        pa = np.asarray(s.bodies[i].link_poses[f])[la]
-        pb = np.asarray(s.bodies[j].link_poses[f])[lb]
-        r = collide(ta, pa, tb, pb, test=run.config.test)
-        if r.stats.bv_tests > 1:
-            vals.append(r.stats.bv_tests)
-    return float(np.mean(vals)) if vals else 1.0
 
 
 def verdict(results: list[LabResult]) -> str:
@@ -250,7 +241,8 @@ def verdict(results: list[LabResult]) -> str:
     for o in ranked[1:]:
         ratio = o.mean_seconds / w.mean_seconds if w.mean_seconds > 0 else float("inf")
         nv = o.mean_nv / w.mean_nv if w.mean_nv else float("inf")
-        cv = o.c_v / w.c_v if w.c_v > 0 else float("nan")
+        # per-test costs compare only where the fitted model explains the frames
+        cv = o.c_v / w.c_v if w.c_v > 0 and o.r2 > 0.5 and w.r2 > 0.5 else float("nan")
         qo, qw = o.quality[0], w.quality[0]
         why = []
         if nv > 1.05:
@@ -262,16 +254,24 @@ def verdict(results: list[LabResult]) -> str:
         if o.mean_np > 1.05 * w.mean_np:
             why.append(f"{o.mean_np / max(w.mean_np, 1):.2f}x the triangle tests")
         metric = []
-        if qo.bv == qw.bv:  # quality numbers compare only within one volume type
+        same_tree = (o.config.bv, o.config.split, o.config.leaf_size) == (w.config.bv, w.config.split,
+                                                                           w.config.leaf_size)
+        if same_tree:
+            metric.append("the same trees, only the node test differs")
+        elif BV_TYPES[o.config.bv].geometry == BV_TYPES[w.config.bv].geometry or qo.bv == qw.bv:
+            # quality numbers compare within one volume family
             metric.append(f"SAH cost {qo.sah_cost:.1f} vs {qw.sah_cost:.1f}")
             metric.append(f"sibling overlap {qo.sibling_overlap:.2f} vs {qw.sibling_overlap:.2f}")
             if np.isfinite(qo.epo) and np.isfinite(qw.epo):
                 metric.append(f"EPO {qo.epo:.1f} vs {qw.epo:.1f}")
-        else:
-            metric.append(f"volume cost {qo.volume_cost:.1f} vs {qw.volume_cost:.1f} "
-                          f"(tighter volumes per node: fewer overlaps)")
+        elif abs(qo.volume_cost / max(qw.volume_cost, 1e-12) - 1) > 0.05:
+            tighter = "looser" if qo.volume_cost > qw.volume_cost else "tighter"
+            metric.append(f"volume cost {qo.volume_cost:.1f} vs {qw.volume_cost:.1f} ({tighter} volumes)")
+        if o.config.leaf_size != w.config.leaf_size:
+            metric.append(f"leaves of up to {o.config.leaf_size} vs {w.config.leaf_size} triangles trade node "
+                          f"tests for triangle tests")
         lines.append(f"- {o.config.label}: {ratio:.2f}x slower; " + (", ".join(why) or "similar counts")
-                     + "; " + "; ".join(metric) + ".")
+                     + ("; " + "; ".join(metric) if metric else "") + ".")
     return "\n".join(lines)
 
 
@@ -289,7 +289,13 @@ class FrontComparison:
 
     @property
     def time_ratio(self) -> float:
-        return float(np.sum(self.front["seconds"]) / max(1e-12, np.sum(self.full["seconds"])))
+        """Median over frames of front time / full time (both measured in the same frame, so a
+        loaded machine's spikes cancel)."""
+        full = np.asarray(self.full["seconds"])
+        ok = full > 0
+        if not np.any(ok):
+            return float("nan")
+        return float(np.median(np.asarray(self.front["seconds"])[ok] / full[ok]))
 
 
 def compare_front(scene, config: LabConfig, frames: int | None = None, check: bool = True,

@@ -156,14 +156,16 @@ def run_configs(args, configs) -> dict:
         q = r.quality[0]
         ns = build_ns_per_tri(meshes, r.config.bv, r.config.split, r.config.leaf_size)
         rows.append([r.config.label, f"{ns:.0f}", f"{fcl_ns:.0f}" if fcl_ns else "-", f"{r.mean_nv:.0f}",
-                     f"{r.mean_np:.0f}", f"{r.mean_seconds * 1e3:.3f}", f"{r.c_v * 1e9:.1f}", f"{r.c_p * 1e9:.1f}",
+                     f"{r.mean_np:.0f}", f"{r.mean_seconds * 1e3:.3f}", f"{r.c_v * 1e9:.1f}", f"{r.c_p * 1e9:.1f}", f"{r.c_0 * 1e6:.2f}",
                      f"{r.r2:.2f}", f"{r.expected_nv:.0f}/{r.measured_nv:.0f}", f"{q.sah_cost:.1f}",
                      f"{q.volume_cost:.2f}", f"{q.epo:.1f}", f"{q.sibling_overlap:.3f}", q.height])
     print(table(["configuration", "build ns/tri", "fcl ns/tri", "N_v/frame", "N_p/frame", "ms/frame", "C_v ns",
-                 "C_p ns", "R^2", "E[N_v]/meas", "SAH", "vol", "EPO", "overlap", "height"], rows))
+                 "C_p ns", "C_0 us", "R^2", "E[N_v]/meas", "SAH", "vol", "EPO", "overlap", "height"], rows))
     print("\nN_v, N_p, ms: means per frame over the motion (link pairs whose root spheres overlap, all contacts).\n"
-          "C_v, C_p: the cost model T = N_v C_v + N_p C_p fitted to the frames; R^2 how well it predicts them.\n"
-          "E[N_v]/meas: node tests per query of the busiest link pair, random-placement model / measured.\n"
+          "C_v, C_p, C_0: the cost model T = N_v C_v + N_p C_p (+ N_queries C_0) fitted to the frames; R^2 how "
+          "well it predicts them.\n"
+          "E[N_v]/meas: node tests per query (roots overlapping) of the costliest link pair, random-placement "
+          "model / measured.\n"
           "Quality (first body's largest link tree): SAH and volume cost, EPO (sampled), sibling overlap "
           "(V(L∩R)/V(root)).\n")
     text = verdict(results)
@@ -172,7 +174,7 @@ def run_configs(args, configs) -> dict:
         plot_configs(results, scene.name, args.png)
         print(f"\nwrote {args.png}")
     return {"scene": scene.name, "frames": args.frames, "verdict": text, "fcl_build_ns_per_tri": fcl_ns,
-            "configs": [{"label": r.config.label, **r.log, "c_v": r.c_v, "c_p": r.c_p, "r2": r.r2,
+            "configs": [{"label": r.config.label, **r.log, "c_v": r.c_v, "c_p": r.c_p, "c_0": r.c_0, "r2": r.r2,
                          "expected_nv": r.expected_nv, "measured_nv": r.measured_nv,
                          "quality": r.quality[0].as_row()} for r in results]}
 
