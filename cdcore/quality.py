@@ -22,12 +22,12 @@ AABB of their x, y, z slabs, an upper bound on the polytope).
 
 **Cost model** (van den Bergen 1998, section 5, after Gottschalk et al. 1996): a query costs
 ``T = N_v C_v + N_p C_p`` (node tests times the cost of one, plus triangle tests times theirs).
-``expected_tests`` predicts N_v and N_p for two trees under random relative placement: a node
+``fit_cost_model`` adds a fixed cost C_0 per query call. ``expected_tests`` predicts N_v and N_p for two trees under random relative placement: a node
 pair overlaps with the probability that a random placement of B (uniform rotation, uniform
 translation among those where the roots overlap) makes their volumes meet, the ratio of the
 mean volumes of their Minkowski sums (Hadwiger: ``V_a + V_b + (M_a S_b + M_b S_a) / 4 pi`` with
 M the integral of mean curvature: pi (l1 + l2 + l3) for a box of edges l, 4 pi r for a sphere);
-the descent follows the traversal's descend rule. ``fit_cost_model`` fits C_v, C_p to measured
+the descent follows the traversal's descend rule. ``fit_cost_model`` fits the costs to measured
 frame times. A real motion is not a random placement (contact concentrates the work), which is
 what the measured/predicted ratio on a motion shows.
 """
@@ -261,25 +261,30 @@ def expected_tests(bvh_a: BVH, bvh_b: BVH, eps: float = 1e-5, max_pairs: int = 2
     return float(nv), float(npr)
 
 
-def fit_cost_model(n_v, n_p, seconds) -> tuple[float, float, float]:
-    """Least-squares C_v, C_p >= 0 (seconds per node test, per triangle test) of
-    ``T = N_v C_v + N_p C_p`` over frames; returns (C_v, C_p, R^2)."""
-    A = np.column_stack([np.asarray(n_v, float), np.asarray(n_p, float)])
+def fit_cost_model(n_v, n_p, seconds, n_q=None) -> tuple[float, float, float, float]:
+    """Least-squares C_v, C_p, C_0 >= 0 of ``T = N_v C_v + N_p C_p + N_q C_0`` over frames
+    (seconds per node test, per triangle test, per query call: the fixed cost of a query, which
+    the paper's model leaves out but which dominates many small queries). Returns
+    (C_v, C_p, C_0, R^2)."""
+    cols = [np.asarray(n_v, float), np.asarray(n_p, float)]
+    cols.append(np.zeros(len(cols[0])) if n_q is None else np.asarray(n_q, float))
+    A = np.column_stack(cols)
     y = np.asarray(seconds, float)
     best = None
-    for cols in ((0, 1), (0,), (1,)):
-        sub = A[:, cols]
-        if not np.any(sub):
+    for sub in ((0, 1, 2), (0, 1), (0, 2), (1, 2), (0,), (1,), (2,)):
+        M = A[:, sub]
+        if not np.any(M):
             continue
-        x, *_ = np.linalg.lstsq(sub, y, rcond=None)
+        x, *_ = np.linalg.lstsq(M, y, rcond=None)
         if np.any(x < 0):
             continue
-        c = np.zeros(2)
-        c[list(cols)] = x
+        c = np.zeros(3)
+        c[list(sub)] = x
         err = float(((A @ c - y) ** 2).sum())
         if best is None or err < best[0]:
             best = (err, c)
     if best is None:
-        return 0.0, 0.0, 0.0
+        return 0.0, 0.0, 0.0, 0.0
     ss = float(((y - y.mean()) ** 2).sum())
-    return float(best[1][0]), float(best[1][1]), 1.0 - best[0] / ss if ss > 0 else 1.0
+    c = best[1]
+    return float(c[0]), float(c[1]), float(c[2]), 1.0 - best[0] / ss if ss > 0 else 1.0
