@@ -14,7 +14,11 @@ Intersection segment ``points`` (2, 3)
     (pairs within ~1e-15 of their coordinate magnitude of touching, which the overlap
     predicate reports as intersecting) or both triangles are degenerate, both end points
     are the midpoint of the triangles' closest points (``_tridist``): a touching point.
-    The end points are ordered lexicographically (x, then y, then z, in the pair's frame).
+    The clipping half-spaces are widened by ``TIE_REL`` times the coordinate magnitude, so
+    that rounding cannot cut off a contact on a boundary (coplanar pairs sharing an edge):
+    end points are exact to about that. A polygon may have several diameters (a square's
+    two diagonals): any of them may be returned. The end points are ordered
+    lexicographically (x, then y, then z, in the pair's frame).
 
 Penetration ``depth`` and ``normal`` (3,)
     The translational penetration depth: the length of the shortest translation of B that
@@ -136,8 +140,9 @@ def _far_pair(px, py, pz, n):
 
 
 @njit(cache=True, fastmath=False)
-def _plane_segment(a0, a1, a2, b0, b1, b2):
-    """A ∩ plane(B) clipped by B's side half-spaces: (ok, p, q)."""
+def _plane_segment(a0, a1, a2, b0, b1, b2, mag):
+    """A ∩ plane(B) clipped by B's side half-spaces, each widened by TIE_REL * mag (so that
+    rounding cannot cut off a contact on B's boundary): (ok, p, q)."""
     nB = _cross(_sub(b1, b0), _sub(b2, b0))
     verts = (a0, a1, a2)
     sd = (_dot(nB, _sub(a0, b0)), _dot(nB, _sub(a1, b0)), _dot(nB, _sub(a2, b0)))
@@ -178,7 +183,7 @@ def _plane_segment(a0, a1, a2, b0, b1, b2):
     bs = (b0, b1, b2)
     for k in range(3):
         m = _cross(nB, _sub(bs[(k + 1) % 3], bs[k]))
-        f = _dot(m, _sub(p, bs[k]))  # >= 0 inside
+        f = _dot(m, _sub(p, bs[k])) + TIE_REL * mag * math.sqrt(_dot(m, m))  # >= 0 inside
         g = _dot(m, d)
         if g == 0.0:
             if f < 0.0:
@@ -195,8 +200,9 @@ def _plane_segment(a0, a1, a2, b0, b1, b2):
 
 
 @njit(cache=True, fastmath=False)
-def _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB):
-    """Diameter of A clipped by B's side half-planes (Sutherland-Hodgman): (ok, p, q)."""
+def _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB, mag):
+    """Diameter of A clipped by B's side half-planes (Sutherland-Hodgman), each widened by
+    TIE_REL * mag as in ``_plane_segment``: (ok, p, q)."""
     cx = np.empty(9)
     cy = np.empty(9)
     cz = np.empty(9)
@@ -211,13 +217,14 @@ def _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB):
     for k in range(3):
         bk = bs[k]
         m = _cross(nB, _sub(bs[(k + 1) % 3], bk))
+        widen = TIE_REL * mag * math.sqrt(_dot(m, m))
         out = 0
         for i in range(n):
             j = (i + 1) % n
             P = (cx[i], cy[i], cz[i])
             Q = (cx[j], cy[j], cz[j])
-            fp = _dot(m, _sub(P, bk))
-            fq = _dot(m, _sub(Q, bk))
+            fp = _dot(m, _sub(P, bk)) + widen
+            fq = _dot(m, _sub(Q, bk)) + widen
             if fp >= 0.0:
                 nx[out], ny[out], nz[out] = P
                 out += 1
@@ -266,13 +273,13 @@ def pair_contact(a0, a1, a2, b0, b1, b2):
                     and abs(_dot(nA, b2)) * inv <= tie)
     if coplanar:
         depth, normal = 0.0, _scale3(nA, 1.0 / math.sqrt(_dot(nA, nA)))
-        ok, p, q = _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB)
+        ok, p, q = _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB, mag)
     else:
         depth, normal = _depth_normal(a0, a1, a2, b0, b1, b2, mag)
         if not flatB:
-            ok, p, q = _plane_segment(a0, a1, a2, b0, b1, b2)
+            ok, p, q = _plane_segment(a0, a1, a2, b0, b1, b2, mag)
         elif not flatA:
-            ok, p, q = _plane_segment(b0, b1, b2, a0, a1, a2)
+            ok, p, q = _plane_segment(b0, b1, b2, a0, a1, a2, mag)
         else:
             ok, p, q = False, a0, a0
     if not ok:  # touching within rounding, or two degenerate triangles: the closest points' midpoint

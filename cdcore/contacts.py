@@ -156,9 +156,9 @@ def _edge_points(P, T, nT, tol):
             t0, t1 = 0.0, 1.0
             for k in range(3):
                 m = np.cross(un, T[(k + 1) % 3] - T[k])
-                f, g = m @ (p - T[k]), m @ (q - p)
+                f, g = m @ (p - T[k]) + tol * np.linalg.norm(m), m @ (q - p)  # T widened by tol
                 if g == 0.0:
-                    if f < -tol * np.linalg.norm(m):
+                    if f < 0.0:
                         t0, t1 = 1.0, 0.0
                 elif g > 0:
                     t0 = max(t0, -f / g)
