@@ -16,6 +16,7 @@ _EXPORTS = {
     "AXIS_NAMES": "collide", "TESTS": "collide", "BatchResult": "collide", "CollisionResult": "collide",
     "CollisionStats": "collide", "Outcome": "collide", "Trace": "collide", "collide": "collide",
     "collide_batch": "collide",
+    "CrossCheck": "crosscheck", "crosscheck": "crosscheck",
     "DistanceResult": "distance", "distance": "distance", "distance_batch": "distance",
     "Mesh": "mesh", "load_mesh": "mesh",
     "SavedQuery": "query_io", "load_query": "query_io", "save_query": "query_io",
