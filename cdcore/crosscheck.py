@@ -252,8 +252,7 @@ def _coal_verdict(coal, ma, pa, mb, pb, opts):
         pos = np.asarray(deep.pos, dtype=np.float64)
         return Verdict("coal", True, len(cs), 0.0, -float(deep.penetration_depth), np.stack([pos, pos]), pairs,
                        None if hull else (int(deep.b1), int(deep.b2)), t, note=note, margin=margin, hull=hull)
-    dreq = coal.DistanceRequest()
-    dreq.enable_nearest_points = True
+    dreq = coal.DistanceRequest()  # (coal 3 always computes the nearest points)
     dres = coal.DistanceResult()
     t0 = time.perf_counter()
     coal.distance(ga, ta, gb, tb, dreq, dres)
