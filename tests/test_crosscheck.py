@@ -14,7 +14,7 @@ from cdcore import build_bvh, crosscheck, save_query
 from cdcore.crosscheck import Verdict, export_regression_test, main
 from cdcore.transforms import make_pose
 
-from meshgen import cube, grid, torus, uv_sphere
+from meshgen import cube, torus, uv_sphere
 
 HAVE_FCL = importlib.util.find_spec("fcl") is not None
 HAVE_COAL = importlib.util.find_spec("coal") is not None
