@@ -62,7 +62,14 @@ def _steps():
                     runner.step(f)
         return run
 
+    def contact_step():
+        # one signature: (float64 C arrays, int32 faces and pairs), whatever the BV type
+        b = cdcore.build_bvh(torus, bv="aabb")
+        cdcore.collide(b, None, b, linked, geometry=True)
+        cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
+
     steps = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
+    steps.append(("contact geometry", contact_step))
     steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
