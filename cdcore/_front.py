@@ -35,15 +35,15 @@ from numba import njit
 
 from ._core import (Buffers, _grown, _kdop_query, _unread_kdop, new_buffers, pose_status, sorted_pairs,
                     traverse, trees)
-from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD, P_TEST, RIGHT, ST_PAIRS, ST_SP,
-                      ST_TRACE, TEST_SLAB, TR_A, TR_B, TR_OUTCOME)
+from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD, RIGHT, ST_PAIRS, ST_SP,
+                      ST_TRACE, TR_A, TR_B, TR_OUTCOME)
 from ._pack import H_HEIGHT, H_LEAF_CAP
 from .transforms import _relative_transform
 
 AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
 # attempts back off, so an incoherent motion, like random placements, collapses the stale front
 # the frame after)
-WAIT_MAX = 8  # longest back-off (frames) after failed pull-ups
+WAIT_MAX = 16  # longest back-off (frames) after failed pull-ups
 
 # columns of a front row (int32): the node pair, then its state
 FR_A = 0
@@ -137,30 +137,13 @@ def _next_state(seed_row, outcome, merged, seeds, cur, out, r):
         out[r, ST_FAILS] = 0
 
 
-@njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts, KT):
-    """One frame of the front cache (module docstring): all contacts of the query, from the
-    front ``front`` (k, FRONT_COLS) int32 (node pairs and their state). ``plan``: the query's
-    plan with the trace on and all contacts (``_core.make_plan``); ``KT``: ``KdopTables`` (the
-    placeholder ones for other volume types). Writes ``counts`` (N_STATS + 1,) like
-    ``_core.collide_entry`` (status last: 0 or a bad pose, then nothing else was done).
-    Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS) int32)."""
-    st = pose_status(pose_a, pose_b)
-    counts[N_STATS] = st
-    if st:
-        return np.empty((0, 2), dtype=np.int32), front
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    A, B = trees(FA, IA, FB, IB)
+@njit(cache=True, inline='always')
+def _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts):
+    """The frame after the pose checks: seeds, the seeded traversal, the new front."""
     seeds, merged = make_seeds(front, parA, parB)
     ns = seeds.shape[0]
     leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
     buf = new_buffers(max(16, leaf_cap), max(64, 4 * ns), ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
-    if plan[P_TEST] == TEST_SLAB:
-        K = _kdop_query(plan[P_METHOD], KT, R, t)
-    else:
-        K = _unread_kdop(R, A, B, buf.state.reshape((1, buf.state.shape[0])))
     stack = buf.stack
     for k in range(ns):  # seed 0 on top: popped first
         stack[ns - 1 - k, 0] = seeds[k, FR_A]
@@ -204,4 +187,39 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts,
     return sorted_pairs(buf.pairs[:buf.state[ST_PAIRS]]), new_front
 
 
-__all__ = ["front_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]
+@njit(cache=True, nogil=True)
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts):
+    """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
+    query, from the front ``front`` (k, FRONT_COLS) int32 (node pairs and their state).
+    ``plan``: the query's plan with the trace on and all contacts (``_core.make_plan``). Writes
+    ``counts`` (N_STATS + 1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then
+    nothing else was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS)
+    int32)."""
+    st = pose_status(pose_a, pose_b)
+    counts[N_STATS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), front
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
+    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+
+
+@njit(cache=True, nogil=True)
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts, KT):
+    """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
+    st = pose_status(pose_a, pose_b)
+    counts[N_STATS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), front
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _kdop_query(plan[P_METHOD], KT, R, t)
+    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+
+
+__all__ = ["front_entry", "front_kdop_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]
