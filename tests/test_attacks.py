@@ -479,3 +479,40 @@ def test_random_trajectory_with_huge_limits(twoarm):
     assert np.all(np.isfinite(lim)) and tuple(lim[0]) == (-np.pi, np.pi) and tuple(lim[1]) == (0.0, 2 * np.pi)
     q = random_trajectory(body, 100, seed=1)
     assert np.all(np.isfinite(q)) and np.all(q >= lim[:, 0]) and np.all(q <= lim[:, 1])
+
+
+# ---- findings 9 and 10 (CLI part): arguments checked before any work -------------------------------
+@pytest.mark.parametrize("argv, words", [
+    (["robots", "--robots", ""], "no robot named"),
+    (["robots", "--robots", "allegro,r2d2"], "unknown robot 'r2d2'"),
+    (["robots", "--seed", "-1"], "--seed"),
+    (["robots", "--json", "/proc/r.json"], "--json"),
+    (["tables", "--json", ""], "empty string"),
+    (["tables", "--csv", "/nonexistent-dir/x.csv"], "directory does not exist"),
+    (["soak", "--max-growth", "-1"], "--max-growth"),
+    (["soak", "--warmup", "nan"], "--warmup"),
+    (["fcl", "--json", "/proc/x.json"], "--json"),
+    (["distance", "--json", ""], "empty string"),
+])
+def test_bench_arguments_refused_before_work(argv, words, capsys):
+    from cdcore.bench.__main__ import main
+    with pytest.raises(SystemExit) as ex:
+        main(argv)
+    assert ex.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err, err
+
+
+def test_bench_ctrl_c_exits_130_without_traceback(tmp_path):
+    import signal
+    import time
+    env = _env()
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
+    p = subprocess.Popen([sys.executable, "-m", "cdcore.bench", "axes", "--quick"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    p.stdout.readline()  # it has started working
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, err[-500:])
+    assert "Traceback" not in err and "interrupted" in err, err
