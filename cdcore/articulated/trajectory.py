@@ -3,6 +3,7 @@ smooth seeded random walk within the limits, a grasp that closes a hand)."""
 from __future__ import annotations
 
 import csv
+import io
 import os
 from dataclasses import dataclass, field
 
@@ -234,15 +235,24 @@ def save_trajectory(path, body, q, times=None) -> None:
     names = _joint_names(body)
     if q.ndim != 2 or q.shape[1] != len(names):
         raise ValueError(f"q: expected shape (frames, {len(names)}), got {q.shape}")
+    from ..npz_io import atomic_write_bytes as _atomic_write_bytes  # never half-written
     if path.lower().endswith(".npz"):
-        extra = {} if times is None else {"times": np.asarray(times, float)}
-        np.savez(path, q=q, joint_names=np.array(names), **extra)
+        if times is None:
+            _atomic_write_bytes(path, lambda fh: np.savez(fh, q=q, joint_names=np.array(names)))
+        else:
+            t = np.asarray(times, float)
+            _atomic_write_bytes(path, lambda fh: np.savez(fh, q=q, joint_names=np.array(names), times=t))
         return
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
+
+    def write_csv(fh):
+        text = io.TextIOWrapper(fh, encoding="utf-8", newline="")
+        w = csv.writer(text)
         w.writerow(([TIME_COLUMN] if times is not None else []) + names)
         for k, row in enumerate(q):
             w.writerow(([repr(float(times[k]))] if times is not None else []) + [repr(float(x)) for x in row])
+        text.flush()
+        text.detach()
+    _atomic_write_bytes(path, write_csv)
 
 
 def sampling_limits(body) -> np.ndarray:

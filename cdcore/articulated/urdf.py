@@ -274,7 +274,7 @@ def _parse(path):
 
     fname = os.path.basename(path)
     try:
-        from lxml import etree
+        from lxml import etree  # pyright: ignore[reportAttributeAccessIssue]  (a C extension, no stubs)
         etree.parse(path)  # yourdfpy silently "recovers" broken XML; refuse it instead
     except Exception as exc:
         raise URDFError(f"{fname}: not readable XML ({exc})") from None
