@@ -43,6 +43,7 @@ def _steps():
                             cdcore.collide(b, None, b, linked, test=test, contacts=contacts, trace=trace,
                                            realign=realign)
                     cdcore.collide(b2, None, b2, linked, test=test, realign=realign)
+                    cdcore.Query(b, b, test=test, realign=realign)(linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
                 for order in ("depth", "best"):
