@@ -4,45 +4,85 @@ for every bounding-volume type, in one kernel family.
 Everything is expressed in A's model frame: B's model-to-A transform (R, t) is computed once
 per query. Defined once, here:
 
+* the bundles the kernels pass around (namedtuples of arrays, like pynndescent's FlatTree):
+  ``Tree`` (one hierarchy's five arrays), ``Buffers`` (a traversal's working memory and
+  resumable state) and ``KdopQuery`` (B's k-DOP data realigned for one query); a query's
+  options travel as one int64 ``plan`` array (``_layout.P_*``), never as literal arguments,
+  so that every kernel has one compiled signature;
 * the descend rule (``descend_a``): when both nodes are internal the one with the larger
   volume (SIZE) is descended; a leaf is never descended. ``cdcore._distance`` uses it too,
   and the app's stepper replays the ``TR_SPLIT`` column of the trace instead of the rule;
 * the node-pair test (in ``traverse``'s loop), one branch per test: spheres (``TEST_SPHERE``),
-  boxes by the separating-axis programs of ``_overlap`` (``TEST_SAT15``/``TEST_SAT6``), the
-  dual OBB-sphere test (sphere, then 5 axes: ``TEST_SPHERE5``, Chang et al. 2010) or sphere then
-  15 axes, and k-DOP slab intervals after realignment of B's k-DOP (``TEST_SLAB``, Fünzig &
-  Fellner section 4; the realignment kernels are ``_kdop_traverse``);
+  boxes by the separating-axis programs of ``_overlap`` (``TEST_SAT15``/``TEST_SAT6``,
+  ``bv.dispatch.box_separation``), the dual OBB-sphere test (sphere, then 5 axes:
+  ``TEST_SPHERE5``, Chang et al. 2010) or sphere then 15 axes, and k-DOP slab intervals after
+  realignment of B's k-DOP (``TEST_SLAB``, Fünzig & Fellner section 4; ``_kdop_traverse``);
 * leaf handling (``leaf_pair``): B's triangles moved into A's frame, exact triangle tests
   (``_tritri``); k-DOP trees first test each moved triangle's own k-DOP against A's leaf;
 * the counter slots, status codes and trace columns (``_layout``);
-* one resumable kernel (``traverse``), one driver that grows its buffers inside the compiled
-  code (``run_query``), and the compiled entry points a query makes exactly one call to
-  (``collide_entry``, ``collide_kdop_entry``, ``batch_entry``; per-tree data packed by
-  ``_pack`` so that each tree costs two arguments).
+* one resumable kernel (``traverse``), one driver that grows its buffers (``drive``), and the
+  compiled entry points a query makes exactly one call to (``collide_entry``,
+  ``collide_kdop_entry``, their ``_trace`` variants, ``hit_entry``/``hit_kdop_entry`` for the
+  prepared ``Query``, ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack``
+  so that each tree costs two arguments).
+
+The per-pair callees (``leaf_pair``, ``bv.dispatch.box_separation``/``kdop_separation``) are
+compiled without reference counting (``_pairjit``): a call passing arrays costs no atomic
+operations.
 
 Every buffer is allocated per call inside the kernels: no state is shared between calls, and
 the entry points release the GIL (``nogil``), so several Python threads can query at once.
 """
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
 
 from ._cycles import read_cycles
 from ._kdop_traverse import QF_PAD, prepare_query
-from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
-                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, LEFT, N_COUNTERS, N_STATS,
-                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, SIZE, SPLIT_A,
-                      SPLIT_B, SPLIT_NONE, START, TEST_SLAB, TRACE_COLS)
-from ._overlap import ABS_EPS
+from ._layout import (AXIS_SPHERE, BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
+                      CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, KIND_AABB, LEFT, N_COUNTERS, N_STATE, N_STATS,
+                      OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, P_AXES, P_EXACT, P_FIRST, P_KIND,
+                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SIZE, SPLIT_A, SPLIT_B, SPLIT_NONE,
+                      SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
+                      TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS)
+from ._overlap import ABS_EPS, spheres_separated
 from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
+from ._pairjit import pair_njit
 from ._tritri import tri_tri_overlap_xyz
-from ._layout import AXIS_SPHERE, C0, E0, KIND_AABB, S0, SR, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15
-from ._overlap import sat_program, spheres_separated
-from .bv.dispatch import _obb_pair, kdop_separation
+from .bv.dispatch import box_separation, kdop_separation
 from .transforms import _ORTHO_TOL, _pose_problem, _relative_transform, moved_vertex
 
 # pose problems reported by the entry points (added to the pose's own code, _pose_problem)
 POSE_A_BAD = 10
 POSE_B_BAD = 20
+
+#: one hierarchy inside the kernels: nodes_f (n, N_FCOLS) float64, nodes_i (n, N_ICOLS) int32,
+#: prim_order (m,) int32, vertices (nv, 3) float64, faces (m, 3) int32 (all C-contiguous, writable)
+Tree = namedtuple("Tree", ("nf", "ni", "po", "v", "f"))
+#: a traversal's working memory: pairs (cap, 2) int32, trace (cap, TRACE_COLS) int32, stack
+#: (height_a + height_b + 2, 2) int32, counters (N_STATS,) int64, state (N_STATE,) int64 (ST_*)
+Buffers = namedtuple("Buffers", ("pairs", "trace", "stack", "counters", "state"))
+#: B's k-DOPs realigned for one query (``_kdop_traverse``): A's directions (k/2, 3), A's slabs
+#: (nA, k), B's slabs (nB, k), table rows (nB, 3 + 3k), outer rings (nB, k) int32, the per-query
+#: tables qf (k/2, QF_TROW + n) float64 and qi (k/2, QI_COLS) int64. Other volume types pass
+#: arrays of the same types that are never read (``_unread_kdop``).
+KdopQuery = namedtuple("KdopQuery", ("dirs", "slabA", "slabB", "tabB", "outB", "qf", "qi"))
+
+
+def make_plan(kind, test, program, method=0, first=False, trace=False, exact=True, axes=None):
+    """A query's ``plan`` (PLAN_LEN,) int64 (``_layout.P_*``); ``axes``: the axis list of
+    ``_overlap.PROGRAM_CUSTOM`` (at most N_AXES ids)."""
+    plan = np.zeros(PLAN_LEN, dtype=np.int64)
+    plan[P_KIND], plan[P_TEST], plan[P_PROGRAM], plan[P_METHOD] = kind, test, program, method
+    plan[P_FIRST], plan[P_TRACE], plan[P_EXACT] = bool(first), bool(trace), bool(exact)
+    if axes is not None:
+        axes = np.asarray(axes, dtype=np.int64).ravel()
+        if len(axes) > PLAN_LEN - P_AXES:
+            raise ValueError(f"axes: at most {PLAN_LEN - P_AXES} axis ids, got {len(axes)}")
+        plan[P_NAXES] = len(axes)
+        plan[P_AXES:P_AXES + len(axes)] = axes
+    return plan
 
 
 @njit(cache=True, inline='always')
@@ -53,18 +93,30 @@ def descend_a(leaf_a, leaf_b, size_a, size_b):
     return leaf_b or (not leaf_a and size_a >= size_b)
 
 
-@njit(cache=True)
-def leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs, counters,
-              kfilter, dirs, slabA, qpad):
+@pair_njit
+def leaf_pair(a, b, R, t, A, B, buf, n_pairs, first, kfilter, K, qpad):
     """Exact triangle tests of a leaf pair, B's vertices moved into A's frame (the arithmetic
-    of ``transforms.transform_points``, so oracles see bit-identical coordinates). ``pairs``
-    has room for every triangle pair of the leaves (checked by the caller).
+    of ``transforms.transform_points``, so oracles see bit-identical coordinates). Writes
+    ``buf.pairs`` from row ``n_pairs`` (room for every triangle pair of the leaves: checked by
+    the caller) and ``buf.counters``; returns (hit, n_pairs).
 
     With ``kfilter`` (k-DOP trees) each moved triangle of B is first tested with its own exact
-    k-DOP against A's leaf slabs (the "mixed" test of Fünzig section 6, which skips the
-    realignment's slack at the leaves); projections are widened by ``qpad`` (their rounding is
-    a few ulps of the coordinates; A's slabs carry the build pad), so a triangle pair the exact
-    test would accept is never skipped."""
+    k-DOP in A's directions ``K.dirs`` against A's leaf slabs ``K.slabA`` (the "mixed" test of
+    Fünzig section 6, which skips the realignment's slack at the leaves); projections are
+    widened by ``qpad`` (their rounding is a few ulps of the coordinates; A's slabs carry the
+    build pad), so a triangle pair the exact test would accept is never skipped."""
+    niA = A.ni
+    poA = A.po
+    vA = A.v
+    fA = A.f
+    niB = B.ni
+    poB = B.po
+    vB = B.v
+    fB = B.f
+    pairs = buf.pairs
+    counters = buf.counters
+    dirs = K.dirs
+    slabA = K.slabA
     hit = False
     c0 = read_cycles()
     k2 = dirs.shape[0]
@@ -109,57 +161,94 @@ def leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pa
     return hit, n_pairs
 
 
+@pair_njit
+def _all_prim_pairs(a, b, A, B, pairs, n_pairs):
+    """Broad phase at a leaf pair (``P_EXACT`` 0): every primitive pair, untested."""
+    niA = A.ni
+    niB = B.ni
+    for ja in range(niA[a, START], niA[a, START] + niA[a, COUNT]):
+        for jb in range(niB[b, START], niB[b, START] + niB[b, COUNT]):
+            pairs[n_pairs, 0] = A.po[ja]
+            pairs[n_pairs, 1] = B.po[jb]
+            n_pairs += 1
+    return n_pairs
+
+
 @njit(cache=True, nogil=True)
-def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
-             nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-             method, dirs, slabA, slabB, tabB, outB, qf, qi,
-             pairs, n_pairs, trace, n_trace, stack, sp, counters):
-    """Collide two hierarchies, resumably.
+def traverse(plan, R, t, A, B, K, buf):
+    """Collide two hierarchies ``A``, ``B`` (``Tree``), B moved into A's frame by (R, t), resumably.
 
-    Pops node pairs from ``stack`` (cap, 2) int32 holding ``sp`` pairs (start: one pair
-    (0, 0)); appends intersecting triangle pairs to ``pairs`` (cap, 2) after ``n_pairs`` rows
-    and, when ``trace_on``, one row per tested node pair (``_layout.TR_*`` columns) to
-    ``trace`` (cap, TRACE_COLS) after ``n_trace`` rows; adds to ``counters`` (N_STATS,):
-    the counters, then the exit-axis histogram. ``test``/``program``/``axes`` choose the
-    node-pair test; the k-DOP arrays (``method`` .. ``qi``) are read by
-    ``TEST_SLAB`` only. With ``exact_leaves`` False, a leaf pair whose volumes overlap records
-    all its primitive pairs untested (a broad phase: used over articulation hierarchies, whose
-    primitives are links). The stack needs ``height_a + height_b + 2`` rows: every descent
-    pushes two siblings and pops one.
+    ``plan`` (PLAN_LEN,) int64 holds the options (``_layout.P_*``): the node-pair test and axis
+    program, first contact, trace, exact leaves. ``K`` (``KdopQuery``) is read by ``TEST_SLAB``
+    only. ``buf`` (``Buffers``) is the working memory: pops node pairs from ``buf.stack``
+    (``buf.state[ST_SP]`` pairs; start: one pair (0, 0)); appends intersecting triangle pairs
+    to ``buf.pairs`` and, with ``P_TRACE``, one row per tested node pair (``_layout.TR_*``
+    columns) to ``buf.trace``, after the rows the state counts; adds to ``buf.counters``
+    (N_STATS,): the counters, then the exit-axis histogram. With ``P_EXACT`` 0, a leaf pair
+    whose volumes overlap records all its primitive pairs untested (a broad phase: used over
+    articulation hierarchies, whose primitives are links). The stack needs
+    ``height_a + height_b + 2`` rows: every descent pushes two siblings and pops one.
 
-    Returns (status, sp, n_pairs, n_trace). With ``BUFFER_FULL`` nothing of the pending pair
-    was done: grow the full buffer, then call again with the returned state. (No array is
+    Returns the status and leaves the state in ``buf.state``. With ``BUFFER_FULL`` nothing of
+    the pending pair was done: grow the full buffer, then call again. (No array is
     reallocated in here: reassigning arrays inside the loop costs reference counting on every
-    iteration.)
+    iteration; the per-pair callees are compiled without it, ``_pairjit``.)
     """
+    kind = plan[P_KIND]
+    test = plan[P_TEST]
+    program = plan[P_PROGRAM]
+    method = plan[P_METHOD]
+    first = plan[P_FIRST] != 0
+    trace_on = plan[P_TRACE] != 0
+    exact_leaves = plan[P_EXACT] != 0
+    axes = plan[P_AXES:P_AXES + plan[P_NAXES]]
     kfilter = test == TEST_SLAB
     aabb = kind == KIND_AABB
-    qpad = qf[0, QF_PAD] if kfilter else 0.0
-    Cg = R.copy()
-    ACg = np.abs(R) + ABS_EPS
-    C = np.empty((3, 3))
-    AC = np.empty((3, 3))
+    boxes = test != TEST_SPHERE and not kfilter
+    spheres = test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15
+    qpad = K.qf[0, QF_PAD] if kfilter else 0.0
+    nfA = A.nf
+    niA = A.ni
+    nfB = B.nf
+    niB = B.ni
+    pairs = buf.pairs
+    trace = buf.trace
+    stack = buf.stack
+    counters = buf.counters
+    state = buf.state
+    sp = state[ST_SP]
+    n_pairs = state[ST_PAIRS]
+    n_trace = state[ST_TRACE]
+    # scratch of the box tests; AABBs: every pair shares the relative rotation (section 3)
     T = np.empty(3)
     ea = np.empty(3)
     eb = np.empty(3)
+    C = np.empty((3, 3))
+    AC = np.empty((3, 3))
+    if aabb:
+        for r in range(3):
+            for c in range(3):
+                C[r, c] = R[r, c]
+                AC[r, c] = abs(R[r, c]) + ABS_EPS
+    status = DONE
     while sp > 0:
         if trace_on and n_trace >= trace.shape[0]:
-            return BUFFER_FULL, sp, n_pairs, n_trace
+            status = BUFFER_FULL
+            break
         a = stack[sp - 1, 0]
         b = stack[sp - 1, 1]
         leaf_a = niA[a, LEFT] < 0
         leaf_b = niB[b, LEFT] < 0
         if leaf_a and leaf_b:
             if n_pairs + niA[a, COUNT] * niB[b, COUNT] > pairs.shape[0]:
-                return BUFFER_FULL, sp, n_pairs, n_trace
+                status = BUFFER_FULL
+                break
         sp -= 1
         counters[CNT_BV_TESTS] += 1
-        # the node-pair test, one branch per test, written in the loop: an inlined function
-        # with a dozen array arguments here cost reference counting on every pair (2-3x)
         sep = -1
         if kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
-            sep = kdop_separation(method, a, b, slabA, slabB, tabB, outB, qf, qi)
-        elif test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
+            sep = kdop_separation(method, a, b, K)
+        elif spheres:
             sx = nfB[b, S0]
             sy = nfB[b, S0 + 1]
             sz = nfB[b, S0 + 2]
@@ -168,24 +257,8 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
                                  R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
                                  R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
                 sep = AXIS_SPHERE
-        if sep < 0 and test != TEST_SPHERE and not kfilter:
-            # boxes: centre of B's box in A's model frame, relative to A's box centre
-            cx = nfB[b, C0]
-            cy = nfB[b, C0 + 1]
-            cz = nfB[b, C0 + 2]
-            d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
-            d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
-            d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
-            for k in range(3):
-                ea[k] = nfA[a, E0 + k]
-                eb[k] = nfB[b, E0 + k]
-            if aabb:  # every AABB pair shares the relative rotation R (van den Bergen section 3)
-                T[0] = d0
-                T[1] = d1
-                T[2] = d2
-                sep = sat_program(program, axes, T, Cg, ACg, ea, eb)
-            else:
-                sep = _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb)
+        if sep < 0 and boxes:
+            sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
         outcome = OUT_OVERLAP
         split = SPLIT_NONE
         if sep >= 0:
@@ -194,15 +267,10 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
         elif leaf_a and leaf_b:
             counters[CNT_LEAF_PAIRS] += 1
             if exact_leaves:
-                hit, n_pairs = leaf_pair(a, b, R, t, niA, poA, vA, fA, niB, poB, vB, fB, first, pairs, n_pairs,
-                                         counters, kfilter, dirs, slabA, qpad)
+                hit, n_pairs = leaf_pair(a, b, R, t, A, B, buf, n_pairs, first, kfilter, K, qpad)
             else:
                 hit = True
-                for ja in range(niA[a, START], niA[a, START] + niA[a, COUNT]):
-                    for jb in range(niB[b, START], niB[b, START] + niB[b, COUNT]):
-                        pairs[n_pairs, 0] = poA[ja]
-                        pairs[n_pairs, 1] = poB[jb]
-                        n_pairs += 1
+                n_pairs = _all_prim_pairs(a, b, A, B, pairs, n_pairs)
             if hit:
                 outcome = OUT_LEAF_HIT
             else:
@@ -225,15 +293,18 @@ def traverse(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
         if sp > counters[CNT_MAX_STACK]:
             counters[CNT_MAX_STACK] = sp
         if trace_on:
-            trace[n_trace, 0] = a
-            trace[n_trace, 1] = b
-            trace[n_trace, 2] = outcome
-            trace[n_trace, 3] = sep
-            trace[n_trace, 4] = split
+            trace[n_trace, TR_A] = a
+            trace[n_trace, TR_B] = b
+            trace[n_trace, TR_OUTCOME] = outcome
+            trace[n_trace, TR_AXIS] = sep
+            trace[n_trace, TR_SPLIT] = split
             n_trace += 1
         if first and outcome == OUT_LEAF_HIT:
             break
-    return DONE, sp, n_pairs, n_trace
+    state[ST_SP] = sp
+    state[ST_PAIRS] = n_pairs
+    state[ST_TRACE] = n_trace
+    return status
 
 
 @njit(cache=True)
@@ -246,33 +317,43 @@ def _grown(buf, n):
     return out
 
 
+@njit(cache=True, inline='always')
+def new_buffers(pair_rows, trace_rows, stack_rows):
+    """``Buffers`` in three allocations (pairs and stack share one, counters and state one),
+    the stack holding the root pair (0, 0)."""
+    w = np.empty((pair_rows + stack_rows, 2), dtype=np.int32)
+    c = np.zeros(N_STATS + N_STATE, dtype=np.int64)
+    buf = Buffers(w[:pair_rows], np.empty((trace_rows, TRACE_COLS), dtype=np.int32), w[pair_rows:],
+                  c[:N_STATS], c[N_STATS:])
+    reset(buf)
+    return buf
+
+
+@njit(cache=True, inline='always')
+def reset(buf):
+    """The state of a new traversal: the root pair on the stack, nothing written."""
+    buf.stack[0, 0] = 0
+    buf.stack[0, 1] = 0
+    buf.state[ST_SP] = 1
+    buf.state[ST_PAIRS] = 0
+    buf.state[ST_TRACE] = 0
+
+
 @njit(cache=True, nogil=True)
-def run_query(kind, test, program, axes, first, trace_on, exact_leaves, R, t,
-              nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-              method, dirs, slabA, slabB, tabB, outB, qf, qi, stack_rows, leaf_cap):
-    """The one driver: runs ``traverse`` to the end, growing its buffers as needed.
-    Returns (pairs (k, 2) int32 unsorted, trace (m, TRACE_COLS) int32, counters (N_STATS,))."""
-    pairs = np.empty((max(64, leaf_cap), 2), dtype=np.int32)
-    trace = np.empty((4096 if trace_on else 1, TRACE_COLS), dtype=np.int32)
-    stack = np.empty((stack_rows, 2), dtype=np.int32)
-    stack[0, 0] = 0
-    stack[0, 1] = 0
-    counters = np.zeros(N_STATS, dtype=np.int64)
-    sp = 1
-    n_pairs = 0
-    n_trace = 0
-    while True:
-        status, sp, n_pairs, n_trace = traverse(
-            kind, test, program, axes, first, trace_on, exact_leaves, R, t,
-            nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method, dirs, slabA, slabB, tabB, outB, qf, qi,
-            pairs, n_pairs, trace, n_trace, stack, sp, counters)
-        if status == DONE:
-            break
-        if n_pairs + leaf_cap > pairs.shape[0]:
-            pairs = _grown(pairs, n_pairs)
-        if trace_on and n_trace >= trace.shape[0]:
-            trace = _grown(trace, n_trace)
-    return pairs[:n_pairs], trace[:n_trace], counters
+def drive(plan, R, t, A, B, K, stack_rows, leaf_cap):
+    """Runs ``traverse`` to the end, growing its buffers as needed; returns the ``Buffers``
+    (pairs unsorted, in traversal order: ``buf.state`` says how many rows)."""
+    trace_on = plan[P_TRACE] != 0
+    buf = new_buffers(max(64, leaf_cap), 4096 if trace_on else 1, stack_rows)
+    while traverse(plan, R, t, A, B, K, buf) != DONE:
+        pairs = buf.pairs
+        trace = buf.trace
+        if buf.state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
+            pairs = _grown(pairs, buf.state[ST_PAIRS])
+        if trace_on and buf.state[ST_TRACE] >= trace.shape[0]:
+            trace = _grown(trace, buf.state[ST_TRACE])
+        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state)
+    return buf
 
 
 @njit(cache=True)
@@ -304,38 +385,54 @@ def pose_status(pose_a, pose_b):
     return 0
 
 
-_NO_AXES = np.zeros(1, dtype=np.int64)
+@njit(cache=True, inline='always')
+def trees(FA, IA, FB, IB):
+    """The two packed hierarchies as ``Tree`` bundles (views, no copies)."""
+    nfA, niA, poA, vA, fA = unpack(FA, IA)
+    nfB, niB, poB, vB, fB = unpack(FB, IB)
+    return Tree(nfA, niA, poA, vA, fA), Tree(nfB, niB, poB, vB, fB)
 
 
-@njit(cache=True)
-def _no_kdop():
-    """Placeholders for the k-DOP arrays of non-k-DOP queries."""
-    return (np.zeros((1, 3)), np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 3)),
-            np.zeros((1, 2), dtype=np.int32), np.zeros((1, 11)), np.zeros((1, 8), dtype=np.int64))
+@njit(cache=True, inline='always')
+def _unread_kdop(R, A, B, qi):
+    """A ``KdopQuery`` for the other volume types, of the same types and never read: existing
+    arrays, no allocation (``traverse`` reads ``K`` under ``TEST_SLAB`` only)."""
+    return KdopQuery(R, A.nf, B.nf, A.nf, A.ni, R, qi)
+
+
+@njit(cache=True, inline='always')
+def _kdop_query(method, KT, R, t):
+    """B's realignment tables for this (R, t) (``_kdop_traverse.prepare_query``) and the k-DOP
+    bundle; ``KT``: ``_kdop_traverse.KdopTables``."""
+    k2 = KT.dirs.shape[0]
+    qf = np.zeros((k2, 10 + KT.T.shape[0]))
+    qi = np.zeros((k2, 8), dtype=np.int64)
+    prepare_query(method, KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv, KT.T,
+                  KT.TN, KT.inv_delta, qf, qi)
+    return KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
+
+
+@njit(cache=True, inline='always')
+def _finish(buf, counts):
+    """Counters into ``counts``; the sorted pairs and the trace rows."""
+    for k in range(N_STATS):
+        counts[k] = buf.counters[k]
+    return sorted_pairs(buf.pairs[:buf.state[ST_PAIRS]]), buf.trace[:buf.state[ST_TRACE]]
 
 
 # Results leave the compiled code as one array: numba boxes every returned array into a new
-# Python object (~0.7 us each, several times more under load), so the counters and the
-# status are written into a caller's array (``counts`` (N_STATS + 1,) int64, the status last)
-# and only the pairs are returned; traces come from the *_trace variants.
+# Python object (~0.45 us each), so the counters and the status are written into a caller's
+# array (``counts`` (N_STATS + 1,) int64, the status last) and only the pairs are returned;
+# traces come from the *_trace variants.
 STATUS = N_STATS  # slot of ``counts`` holding the status (0, or a bad pose)
 
 
-@njit(cache=True)
-def _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, trace_on, counts):
-    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
-    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, 0, first, trace_on, counts,
-                         dirs, slabA, slabB, tabB, outB, qf, qi, False, 0.0, dirs, dirs, dirs[0].astype(np.int64),
-                         qi, slabA, np.zeros((1, 3, 3)), qf, qf[0], 1.0)
-
-
-@njit(cache=True)
-def _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, method, first, trace_on, counts,
-                  dirs, slabA, slabB, tabB, outB, qf, qi, kdop, scale_b, kdirs, fvert, fstart, fslab, fsign, finv,
-                  Tt, TN, inv_delta):
-    """The body of every collision entry point: pose checks, relative transform, B's
-    realignment tables (k-DOPs), the traversal, sorted pairs. Writes ``counts``; returns
-    (pairs, trace rows)."""
+@njit(cache=True, nogil=True)
+def collide_trace_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts):
+    """One complete query on packed non-k-DOP trees: the poses checked (``pose_status``;
+    bad: nothing else is done), the relative transform, ``drive``, the sorted pairs. Writes
+    ``counts`` (N_STATS + 1,): the counters, the histogram, then the status. Returns (pairs
+    (k, 2) int32, trace rows (m, TRACE_COLS) int32)."""
     st = pose_status(pose_a, pose_b)
     counts[STATUS] = st
     if st:
@@ -343,101 +440,132 @@ def _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, method, f
     R = np.empty((3, 3))
     t = np.empty(3)
     _relative_transform(pose_a, pose_b, R, t)
-    if kdop:
-        k2 = kdirs.shape[0]
-        qf = np.zeros((k2, 10 + Tt.shape[0]))
-        qi = np.zeros((k2, 8), dtype=np.int64)
-        prepare_query(method, kdirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
-        dirs = kdirs
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
-    pairs, trace, counters = run_query(
-        kind, test, program, _NO_AXES, first, trace_on, True, R, t, nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-        method, dirs, slabA, slabB, tabB, outB, qf, qi, IA[H_HEIGHT] + IB[H_HEIGHT] + 2,
-        max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
+    A, B = trees(FA, IA, FB, IB)
+    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
+    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
+    return _finish(buf, counts)
+
+
+@njit(cache=True, nogil=True)
+def collide_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts):
+    """``collide_trace_entry`` returning the pairs only (a returned array costs ~0.45 us)."""
+    st = pose_status(pose_a, pose_b)
+    counts[STATUS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
+    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
+    return _finish(buf, counts)[0]
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts, KT):
+    """``collide_trace_entry`` for k-DOP trees: B's realignment tables for this query
+    (``_kdop_traverse.prepare_query``; ``KT``: ``KdopTables``), then the traversal with
+    ``TEST_SLAB``."""
+    st = pose_status(pose_a, pose_b)
+    counts[STATUS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _kdop_query(plan[P_METHOD], KT, R, t)
+    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
+    return _finish(buf, counts)
+
+
+@njit(cache=True, nogil=True)
+def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts, KT):
+    """``collide_kdop_trace_entry`` returning the pairs only."""
+    st = pose_status(pose_a, pose_b)
+    counts[STATUS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _kdop_query(plan[P_METHOD], KT, R, t)
+    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
+    return _finish(buf, counts)[0]
+
+
+@njit(cache=True, nogil=True)
+def hit_entry(FA, IA, FB, IB, pose_a, pose_b, plan):
+    """Whether two packed non-k-DOP trees collide (first contact), with nothing checked but
+    what prevents a crash (the caller passes (4, 4) poses): the prepared ``Query``'s call."""
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
+    buf = new_buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
+    K = _unread_kdop(R, A, B, buf.state.reshape((1, N_STATE)))
+    traverse(plan, R, t, A, B, K, buf)
+    return buf.state[ST_PAIRS] > 0
+
+
+@njit(cache=True, nogil=True)
+def hit_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, KT):
+    """``hit_entry`` for k-DOP trees (``KT``: ``KdopTables``)."""
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
+    buf = new_buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
+    K = _kdop_query(plan[P_METHOD], KT, R, t)
+    traverse(plan, R, t, A, B, K, buf)
+    return buf.state[ST_PAIRS] > 0
+
+
+@njit(cache=True, nogil=True)
+def _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, i0, i1, hits, counters):
+    """First-contact queries of B at poses ``i0 .. i1 - 1`` (one chunk of a batch): writes
+    ``hits`` and adds to ``counters`` (N_STATS,)."""
+    A, B = trees(FA, IA, FB, IB)
+    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
+    # first contact only: room for one leaf pair's triangle pairs is enough
+    buf = new_buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    kdop = plan[P_TEST] == TEST_SLAB
+    k2 = KT.dirs.shape[0]
+    qf = np.zeros((k2, 10 + KT.T.shape[0]))
+    qi = np.zeros((k2, 8), dtype=np.int64)
+    K = KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
+    for i in range(i0, i1):
+        _relative_transform(pose_a, poses_b[i], R, t)
+        if kdop:
+            prepare_query(plan[P_METHOD], KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign,
+                          KT.finv, KT.T, KT.TN, KT.inv_delta, qf, qi)
+        reset(buf)
+        traverse(plan, R, t, A, B, K, buf)
+        hits[i] = buf.state[ST_PAIRS] > 0
     for k in range(N_STATS):
-        counts[k] = counters[k]
-    return sorted_pairs(pairs), trace
-
-
-@njit(cache=True, nogil=True)
-def collide_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
-    """One complete query on packed non-k-DOP trees; returns the sorted pairs, writes
-    ``counts`` (N_STATS + 1,): the counters, the histogram, then the status (0, or a bad
-    pose: ``pose_status``; then nothing else was done)."""
-    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, False, counts)[0]
-
-
-@njit(cache=True, nogil=True)
-def collide_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, counts):
-    """``collide_entry`` that also returns the trace: (pairs, trace rows (k, TRACE_COLS))."""
-    return _collide(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, first, True, counts)
-
-
-@njit(cache=True)
-def _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, trace_on, counts,
-                  slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
-    _, _, _, _, _, qf, qi = _no_kdop()
-    return _collide_with(FA, IA, FB, IB, pose_a, pose_b, kind, TEST_SLAB, 0, method, first, trace_on, counts,
-                         dirs, slabA, slabB, tabB, outB, qf, qi, True, scale_b, dirs, fvert, fstart, fslab, fsign,
-                         finv, Tt, TN, inv_delta)
-
-
-@njit(cache=True, nogil=True)
-def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
-                       slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
-    """``collide_entry`` for k-DOP trees: the per-query realignment tables of B
-    (``_kdop_traverse.prepare_query``), then the same traversal with ``TEST_SLAB``."""
-    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, False, counts, slabA, slabB, tabB,
-                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)[0]
-
-
-@njit(cache=True, nogil=True)
-def collide_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, counts,
-                             slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
-                             inv_delta):
-    """``collide_kdop_entry`` that also returns the trace."""
-    return _collide_kdop(FA, IA, FB, IB, pose_a, pose_b, kind, method, first, True, counts, slabA, slabB, tabB,
-                         outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta)
+        if k == CNT_MAX_STACK:
+            counters[k] = max(counters[k], buf.counters[k])
+        else:
+            counters[k] += buf.counters[k]
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def batch_entry(FA, IA, FB, IB, pose_a, poses_b, kind, test, program, axes, method,
-                slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta,
-                n_chunks):
+def batch_entry(FA, IA, FB, IB, pose_a, poses_b, plan, KT, n_chunks):
     """First-contact queries of B at every pose of ``poses_b`` (N, 4, 4) against A at
     ``pose_a``, in ``n_chunks`` parallel chunks (each with its own buffers: results are
     identical to a serial loop). Returns (hits (N,) bool, counters (N_STATS,) summed)."""
     n = poses_b.shape[0]
     hits = np.zeros(n, dtype=np.bool_)
     acc = np.zeros((n_chunks, N_STATS), dtype=np.int64)
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
-    stack_rows = IA[H_HEIGHT] + IB[H_HEIGHT] + 2
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    k2 = dirs.shape[0]
     for c in prange(n_chunks):
-        R = np.empty((3, 3))
-        t = np.empty(3)
-        qf = np.zeros((k2, 10 + Tt.shape[0]))
-        qi = np.zeros((k2, 8), dtype=np.int64)
-        # first contact only: room for one leaf pair's triangle pairs is enough
-        pairs = np.empty((leaf_cap, 2), dtype=np.int32)
-        trace = np.empty((1, TRACE_COLS), dtype=np.int32)
-        stack = np.empty((stack_rows, 2), dtype=np.int32)
-        counters = acc[c]
-        for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            _relative_transform(pose_a, poses_b[i], R, t)
-            if test == TEST_SLAB:
-                prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta,
-                              qf, qi)
-            stack[0, 0] = 0
-            stack[0, 1] = 0
-            _, _, n_pairs, _ = traverse(kind, test, program, axes, True, False, True, R, t,
-                                        nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB,
-                                        method, dirs, slabA, slabB, tabB, outB, qf, qi,
-                                        pairs, 0, trace, 0, stack, 1, counters)
-            hits[i] = n_pairs > 0
+        _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, c * n // n_chunks, (c + 1) * n // n_chunks, hits,
+                     acc[c])
     total = np.zeros(N_STATS, dtype=np.int64)
     for c in range(n_chunks):
         for k in range(N_STATS):
@@ -449,11 +577,22 @@ def batch_entry(FA, IA, FB, IB, pose_a, poses_b, kind, test, program, axes, meth
 
 
 @njit(cache=True, nogil=True)
-def run_views(kind, test, program, first, trace_on, exact_leaves, R, t,
-              nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, stack_rows, leaf_cap):
-    """``run_query`` on unpacked non-k-DOP arrays (articulation hierarchies: their volumes
-    are updated per frame in arrays of their own)."""
-    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
-    return run_query(kind, test, program, _NO_AXES, first, trace_on, exact_leaves, R, t,
-                     nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, 0, dirs, slabA, slabB, tabB, outB, qf, qi,
-                     stack_rows, leaf_cap)
+def batch_serial_entry(FA, IA, FB, IB, pose_a, poses_b, plan, KT):
+    """``batch_entry`` on the calling thread (small batches, ``parallel=False``): never enters
+    numba's parallel layer, so no worker thread is woken."""
+    n = poses_b.shape[0]
+    hits = np.zeros(n, dtype=np.bool_)
+    total = np.zeros(N_STATS, dtype=np.int64)
+    _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, 0, n, hits, total)
+    return hits, total
+
+
+@njit(cache=True, nogil=True)
+def run_views(plan, R, t, A, B, stack_rows, leaf_cap):
+    """``drive`` on non-k-DOP ``Tree`` bundles built by the caller (articulation hierarchies:
+    their volumes are updated per frame in arrays of their own). Returns (pairs (k, 2) int32
+    unsorted, trace rows, counters (N_STATS,))."""
+    qi = np.zeros((1, 1), dtype=np.int64)
+    K = _unread_kdop(R, A, B, qi)
+    buf = drive(plan, R, t, A, B, K, stack_rows, leaf_cap)
+    return buf.pairs[:buf.state[ST_PAIRS]].copy(), buf.trace[:buf.state[ST_TRACE]].copy(), buf.counters.copy()

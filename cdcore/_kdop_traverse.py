@@ -37,6 +37,7 @@ directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tes
 from __future__ import annotations
 
 import math
+from collections import namedtuple
 
 import numpy as np
 from numba import njit
@@ -271,20 +272,27 @@ def _plan(bvh_b, realign):
     return method, kd, _tables(kd, method)
 
 
+#: the k-DOP data of a query between two k-DOP hierarchies, as the kernels take it (one
+#: argument): A's slabs, B's slabs, table rows and outer rings, B's padding scale, then the
+#: per-k tables (``_tables``). ``_core._kdop_query`` turns it into a ``KdopQuery`` per pose.
+KdopTables = namedtuple("KdopTables", ("slabA", "slabB", "tabB", "outB", "scale_b", "dirs", "fvert", "fstart",
+                                       "fslab", "fsign", "finv", "T", "TN", "inv_delta"))
+
+
 def kdop_query_arrays(bvh_a, bvh_b, method: int):
-    """The k-DOP arguments of ``_core.collide_kdop_entry``/``batch_entry``: (slabs of A, slabs,
-    table rows and outer rings of B, B's padding scale, the per-k tables)."""
+    """The ``KdopTables`` of a query (``_core.collide_kdop_entry``, ``batch_entry``, distance)."""
     kd_a = _kdata(bvh_a, "bvh_a")
     kd_b = _kdata(bvh_b, "bvh_b")
     if method in (REALIGN_TABLE, REALIGN_TABLE_ANGLE) and not kd_b.table_valid:
         ensure_table(bvh_b)
-    return (kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, kd_b.scale) + _tables(kd_b, method)
+    return KdopTables(kd_a.slabs, kd_b.slabs, kd_b.tab, kd_b.outer, float(kd_b.scale), *_tables(kd_b, method))
 
 
 # placeholders of the same types for queries on other bounding volumes (never written)
-_NO_KDOP = (np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 3)), np.zeros((1, 2), dtype=np.int32), 0.0,
-            np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(2, dtype=np.int64), np.zeros((1, 3), dtype=np.int64),
-            np.zeros((1, 3)), np.zeros((1, 3, 3)), np.zeros((2, 2)), np.zeros(2), 1.0)
+_NO_KDOP = KdopTables(np.zeros((1, 2)), np.zeros((1, 2)), np.zeros((1, 3)), np.zeros((1, 2), dtype=np.int32), 0.0,
+                      np.zeros((1, 3)), np.zeros((1, 3)), np.zeros(2, dtype=np.int64),
+                      np.zeros((1, 3), dtype=np.int64), np.zeros((1, 3)), np.zeros((1, 3, 3)), np.zeros((2, 2)),
+                      np.zeros(2), 1.0)
 
 
 def no_kdop_arrays():

@@ -92,3 +92,22 @@ TRACE_COLS = 5
 SPLIT_NONE = -1
 SPLIT_A = 0
 SPLIT_B = 1
+
+# ---- a query's plan: one int64 array (PLAN_LEN,) instead of literal-typed arguments ----
+# (a literal or a differently typed flag at one call site compiled the traversal once more)
+P_KIND = 0  # bounding-volume kind (KIND_*)
+P_TEST = 1  # node-pair test (TEST_*)
+P_PROGRAM = 2  # axis program of the box tests (_overlap.PROGRAM_*)
+P_METHOD = 3  # k-DOP realignment method (_kdop_traverse.REALIGN_*), 0 otherwise
+P_FIRST = 4  # 1: stop at the first intersecting triangle pair
+P_TRACE = 5  # 1: record every tested node pair
+P_EXACT = 6  # 1: exact triangle tests at leaf pairs; 0: report every primitive pair (broad phase)
+P_NAXES = 7  # length of the custom axis list (PROGRAM_CUSTOM)
+P_AXES = 8  # the custom axis list, at P_AXES .. P_AXES + N_AXES - 1
+PLAN_LEN = P_AXES + N_AXES
+
+# ---- a traversal's resumable state (Buffers.state, int64 (3,)) ----
+ST_SP = 0  # pairs on the stack
+ST_PAIRS = 1  # triangle pairs written
+ST_TRACE = 2  # trace rows written
+N_STATE = 3

@@ -1,7 +1,9 @@
 """Collision queries between two hierarchies: the typed public API over ``_core``.
 
 Each query is one compiled call (``_core.collide_entry``): the poses are checked, the
-relative transform computed, the hierarchies traversed and the pairs sorted inside it.
+relative transform computed, the hierarchies traversed and the pairs sorted inside it. The
+options of a query reach the kernels as one prepared int64 ``plan`` array (``_layout.P_*``),
+looked up once per call (``_PLANS``).
 """
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ from functools import cached_property
 import numpy as np
 
 from . import _layout as L
-from ._core import (POSE_A_BAD, POSE_B_BAD, STATUS, batch_entry, collide_entry, collide_kdop_entry,
-                    collide_kdop_trace_entry, collide_trace_entry)
+from ._core import (POSE_A_BAD, POSE_B_BAD, STATUS, batch_entry, batch_serial_entry, collide_entry,
+                    collide_kdop_entry, collide_kdop_trace_entry, collide_trace_entry, make_plan)
 from ._cycles import seconds_per_cycle
 from ._kdop_traverse import REALIGN_METHODS, REALIGN_TABLE, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._overlap import PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5
@@ -112,12 +114,30 @@ class CollisionResult:
     triangle of B), sorted, all of them for ``contacts="all"``, one for ``"first"``;
     ``counts`` (N_STATS + 1,) int64 the kernel's raw counters, histogram and status
     (``cdcore._layout``; ``stats`` reads them);
-    ``t_total`` seconds in the compiled query."""
+    ``t_total`` seconds in the compiled query.
+
+    With ``geometry=True`` (``cdcore._contact`` defines them; all world coordinates, row r
+    belongs to ``pairs[r]``; ``None`` otherwise):
+
+    points : (k, 2, 3) float64
+        End points of the intersection segment of the two triangles (equal for a point
+        contact; the diameter of the overlap polygon for coplanar pairs).
+    normals : (k, 3) float64
+        Unit axis of the minimum translational penetration, oriented from A to B (moving B
+        along it by ``depths`` separates the pair). Coplanar pairs: A's face normal.
+    depths : (k,) float64
+        Translational penetration depth: the shortest translation of B that separates the
+        two triangles, the minimum overlap over the pair's 11 candidate axes (2 face normals,
+        9 edge cross products). 0 for coplanar and touching pairs.
+    ``cdcore.contacts.summarize`` gives the deepest contact and the count."""
     hit: bool
     pairs: np.ndarray
     counts: np.ndarray
     t_total: float = 0.0
     trace: Trace | None = None
+    points: np.ndarray | None = None
+    normals: np.ndarray | None = None
+    depths: np.ndarray | None = None
 
     @cached_property
     def stats(self) -> CollisionStats:
@@ -138,6 +158,11 @@ class _Plan:
     test: int
     program: int
     method: int  # k-DOP realignment method (REALIGN_*), 0 otherwise
+    # the kernels' plan arrays by (first, trace) (``_core.make_plan``): built once, never written
+    arrays: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def plan(self, first: bool, trace: bool = False) -> np.ndarray:
+        return self.arrays[(first, trace)]
 
 
 def _make_plans() -> dict:
@@ -151,7 +176,9 @@ def _make_plans() -> dict:
             code, program = TEST_CODES[name]
             for realign in ((None,) + tuple(REALIGN_METHODS)) if kdop else (None,):
                 method = REALIGN_METHODS[check_realign(realign, True)] if kdop else 0
-                plans[(bv, test, realign)] = _Plan(kdop, t.kind, code, program, method)
+                arrays = {(f, tr): make_plan(t.kind, code, program, method, f, tr)
+                          for f in (False, True) for tr in (False, True)}
+                plans[(bv, test, realign)] = _Plan(kdop, t.kind, code, program, method, arrays)
     return plans
 
 
@@ -253,7 +280,8 @@ def _scaled_query(bvh_a, pose_a, bvh_b, pose_b):
 
 
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
-            contacts: str = "all", trace: bool = False, realign: str | None = None) -> CollisionResult:
+            contacts: str = "all", trace: bool = False, realign: str | None = None,
+            geometry: bool = False) -> CollisionResult:
     """Intersect two posed meshes through their hierarchies.
 
     Parameters
@@ -277,6 +305,10 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
         test is "slab" and trace/histogram axis ids are A's slab directions
         (``cdcore.bv.kdop.KDOP_AXIS_NAMES``).
+    geometry : bool
+        Also compute each reported pair's contact geometry (``CollisionResult.points``,
+        ``normals``, ``depths``): a post-pass over the pairs (``cdcore.contacts``), so the
+        traversal is unchanged and ``False`` costs nothing.
 
     Thread safety: any number of threads may query the same hierarchies at once; a
     hierarchy must not be refitted or rebuilt while another thread queries it.
@@ -288,35 +320,55 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         first = True
     else:
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
-    try:
-        pa = pose_arg(pose_a, "pose_a")
-        pb = pose_arg(pose_b, "pose_b")
-    except ValueError:  # maybe a pose with per-axis scale (the kernel checks the others)
-        return collide(*_scaled_query(bvh_a, pose_a, bvh_b, pose_b), test=test, contacts=contacts, trace=trace,
-                       realign=realign)
+    pa = _rigid_or_none(pose_a)
+    pb = _rigid_or_none(pose_b)
+    if pa is None or pb is None:  # not a float64 (4, 4) array: converted, checked, maybe scaled
+        bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
+    trace = bool(trace)
+    return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, bool(geometry))
+
+
+def _rigid_or_none(pose):
+    """A float64 C-contiguous (4, 4) array as it is (the kernel checks it), the identity for
+    None, else None (the slow path converts and checks it)."""
+    if pose is None:
+        return _EYE
+    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.c_contiguous:
+        return pose
+    return None
+
+
+def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry=False) -> CollisionResult:
+    """One compiled call. A pose the kernel refuses (``counts[STATUS]``) is either a pose with
+    per-axis scale (AABB trees: run on the scaled trees, once) or an error."""
     counts = np.empty(STATUS + 1, dtype=np.int64)
     rows = None
+    p = plan.plan(first, trace)
     t0 = time.perf_counter()
     if plan.kdop:
         kd = kdop_query_arrays(bvh_a, bvh_b, plan.method)
         if trace:
-            pairs, rows = collide_kdop_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind,
-                                                   plan.method, first, counts, *kd)
+            pairs, rows = collide_kdop_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
         else:
-            pairs = collide_kdop_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.method,
-                                       first, counts, *kd)
+            pairs = collide_kdop_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
     elif trace:
-        pairs, rows = collide_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.test,
-                                          plan.program, first, counts)
+        pairs, rows = collide_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
     else:
-        pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.kind, plan.test,
-                              plan.program, first, counts)
+        pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
     t_total = time.perf_counter() - t0
-    if counts[STATUS]:  # a bad pose, or one with per-axis scale
-        return collide(*_scaled_query(bvh_a, pose_a, bvh_b, pose_b), test=test, contacts=contacts, trace=trace,
-                       realign=realign)
-    return CollisionResult(len(pairs) > 0, pairs, counts, t_total,
-                           None if rows is None else Trace.from_rows(rows))
+    if counts[STATUS]:
+        if pose_a is None and pose_b is None:
+            raise_pose_status(int(counts[STATUS]))
+        # a pose with per-axis scale (AABB: the scaled trees), or an error raised here
+        sa, ra, sb, rb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
+        if sa is bvh_a and sb is bvh_b and ra is pa and rb is pb:
+            raise_pose_status(int(counts[STATUS]))
+        return _run(plan, sa, ra, sb, rb, first, trace, None, None, geometry)
+    res = CollisionResult(len(pairs) > 0, pairs, counts, t_total, None if rows is None else Trace.from_rows(rows))
+    if geometry:  # contact geometry: a post-pass over the pairs (cdcore.contacts), only when asked
+        from .contacts import add_geometry
+        add_geometry(res, bvh_a, pa, bvh_b, pb)
+    return res
 
 
 # Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB
@@ -354,13 +406,15 @@ def collide_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, test: str | None
     plan = _plan(bvh_a, bvh_b, test, realign)
     pa = as_pose(pose_a, "pose_a")
     pbs = as_poses(poses_b, "poses_b")
-    axes = np.zeros(1, dtype=np.int64)
     kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else no_kdop_arrays()
     chunks = n_chunks(len(pbs), parallel)
+    p = plan.plan(True)
     t0 = time.perf_counter()
-    with _PARALLEL:
-        hits, counts = batch_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, plan.kind, plan.test,
-                                   plan.program, axes, plan.method, *kd, chunks)
+    if chunks == 1:  # small or serial: never wakes numba's thread pool
+        hits, counts = batch_serial_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, p, kd)
+    else:
+        with _PARALLEL:
+            hits, counts = batch_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, p, kd, chunks)
     return BatchResult(hits, CollisionStats.from_counts(counts, time.perf_counter() - t0))
 
 

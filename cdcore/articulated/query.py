@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from .._core import _no_kdop, run_views, traverse
+from .._core import Tree, _unread_kdop, make_plan, new_buffers, reset, run_views, traverse
 from .._layout import KDOP_KINDS, N_STATS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats, Trace
@@ -54,31 +54,28 @@ class BodyCollision:
 
 
 @njit(cache=True)
-def exact_queries(pairs, poses_a, poses_b, kind, test, program, axes,
+def exact_queries(pairs, poses_a, poses_b, plan,
                   nfA, niA, poA, vA, fA, noA, foA, voA, nfB, niB, poB, vB, fB, noB, foB, voB,
-                  max_leaf, stack, counters, hits):
+                  max_leaf, stack_rows, counters, hits):
     """First-contact query of every link pair (i of A, j of B) through the links' mesh
     hierarchies (slices of the packed arrays by the node/face/vertex offsets), by the
-    traversal core's kernel."""
+    traversal core's kernel (``plan``: ``_core.make_plan``, first contact)."""
     R = np.empty((3, 3))
     t = np.empty(3)
-    buf = np.empty((max_leaf, 2), dtype=np.int32)
-    trace = np.empty((1, 5), dtype=np.int32)
-    dirs, slabA, slabB, tabB, outB, qf, qi = _no_kdop()
+    buf = new_buffers(max_leaf, 1, stack_rows)
     for k in range(pairs.shape[0]):
         i = pairs[k, 0]
         j = pairs[k, 1]
         _relative_transform(poses_a[i], poses_b[j], R, t)
-        stack[0, 0] = 0
-        stack[0, 1] = 0
-        _, _, n, _ = traverse(kind, test, program, axes, True, False, True, R, t,
-                              nfA[noA[i]:noA[i + 1]], niA[noA[i]:noA[i + 1]], poA[foA[i]:foA[i + 1]],
-                              vA[voA[i]:voA[i + 1]], fA[foA[i]:foA[i + 1]],
-                              nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]],
-                              vB[voB[j]:voB[j + 1]], fB[foB[j]:foB[j + 1]],
-                              0, dirs, slabA, slabB, tabB, outB, qf, qi,
-                              buf, 0, trace, 0, stack, 1, counters)
-        hits[k] = n > 0
+        A = Tree(nfA[noA[i]:noA[i + 1]], niA[noA[i]:noA[i + 1]], poA[foA[i]:foA[i + 1]], vA[voA[i]:voA[i + 1]],
+                 fA[foA[i]:foA[i + 1]])
+        B = Tree(nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]], vB[voB[j]:voB[j + 1]],
+                 fB[foB[j]:foB[j + 1]])
+        reset(buf)
+        traverse(plan, R, t, A, B, _unread_kdop(R, A, B, buf.state.reshape((1, 3))), buf)
+        hits[k] = buf.state[1] > 0
+    for k in range(counters.shape[0]):
+        counters[k] += buf.counters[k]
 
 
 def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realign=None):
@@ -95,19 +92,19 @@ def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realig
     if body_a.bvhs[0].kind in KDOP_KINDS:
         return _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign)
     code, program = TEST_CODES[test]
-    axes = np.zeros(1, dtype=np.int64)
+    plan = make_plan(body_a.bvhs[0].kind, code, program, first=True)
     pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
     hits = np.zeros(len(pairs), dtype=np.bool_)
     counters = np.zeros(N_STATS, dtype=np.int64)
-    stack = np.empty((body_a.max_height + body_b.max_height + 2, 2), dtype=np.int32)
+    stack_rows = body_a.max_height + body_b.max_height + 2
     a, b = body_a, body_b
     t0 = time.perf_counter()
     if len(pairs):
-        exact_queries(pairs, poses_a, poses_b, a.bvhs[0].kind, code, program, axes,
+        exact_queries(pairs, poses_a, poses_b, plan,
                       a.nodes_f, a.nodes_i, a.prim_order, a.vertices, a.faces, a.node_off, a.prim_off,
                       a.vert_off, b.nodes_f, b.nodes_i, b.prim_order, b.vertices, b.faces, b.node_off,
                       b.prim_off, b.vert_off, max(bv.leaf_size for bv in a.bvhs) * max(
-                          bv.leaf_size for bv in b.bvhs), stack, counters, hits)
+                          bv.leaf_size for bv in b.bvhs), stack_rows, counters, hits)
     dt = time.perf_counter() - t0
     return hits, CollisionStats.from_counts(counters, dt), dt
 
@@ -139,9 +136,9 @@ def _broad_phase(ha: BodyHierarchy, hb: BodyHierarchy, test: str, trace: bool):
     code, program = TEST_CODES[test]
     ta, tb = ha.tree, hb.tree
     t0 = time.perf_counter()
-    pairs, rows, counts = run_views(ha.kind, code, program, False, trace, False, _I3, _Z3,
-                                    ha.nodes_f, ta.nodes_i, ta.link_order, _NO_VERTS, _NO_FACES,
-                                    hb.nodes_f, tb.nodes_i, tb.link_order, _NO_VERTS, _NO_FACES,
+    plan = make_plan(ha.kind, code, program, first=False, trace=trace, exact=False)
+    pairs, rows, counts = run_views(plan, _I3, _Z3, Tree(ha.nodes_f, ta.nodes_i, ta.link_order, _NO_VERTS, _NO_FACES),
+                                    Tree(hb.nodes_f, tb.nodes_i, tb.link_order, _NO_VERTS, _NO_FACES),
                                     ta.height + tb.height + 2, 1)
     stats = CollisionStats.from_counts(counts, time.perf_counter() - t0)
     return pairs, (Trace.from_rows(rows) if trace else None), stats

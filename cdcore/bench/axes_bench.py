@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from .. import _layout as L
-from .._core import batch_entry
+from .._core import batch_serial_entry, make_plan
 from .._kdop_traverse import no_kdop_arrays
 from .._overlap import ABS_EPS, PROGRAM_CUSTOM, SPHERE5_AXES
 from ..bvh import build_bvh
@@ -94,8 +94,9 @@ def time_set(bvh, poses, axes, repeat=3) -> float:
     for _ in range(repeat):
         t0 = time.perf_counter()
         # the traversal core with a custom axis program after the sphere test, serial
-        batch_entry(bvh._F, bvh._I, bvh._F, bvh._I, np.eye(4), poses, bvh.kind, L.TEST_SPHERE15, PROGRAM_CUSTOM,
-                    axes, 0, *no_kdop_arrays(), 1)
+        batch_serial_entry(bvh._F, bvh._I, bvh._F, bvh._I, np.eye(4), poses,
+                           make_plan(bvh.kind, L.TEST_SPHERE15, PROGRAM_CUSTOM, first=True, axes=axes),
+                           no_kdop_arrays())
         best = min(best, time.perf_counter() - t0)
     return best / len(poses)
 

@@ -1,5 +1,5 @@
 """Where the kernels switch on the bounding-volume kind: fitting a node (build), the
-oriented-box and k-DOP node tests the traversal core's loop calls (``_obb_pair``,
+box and k-DOP node tests the traversal core's loop calls (``box_separation``,
 ``kdop_separation``; the loop itself branches on the test, see ``_core.traverse``) and the
 node-pair distance bound (the distance search). Each branch calls the volume type's own
 kernels (``bv.aabb``, ``bv.obb``,
@@ -12,6 +12,7 @@ from numba import njit
 from .._kdop_traverse import realigned_interval
 from .._layout import (AXIS_SPHERE, C0, E0, KIND_AABB, KIND_OBB, KIND_OBB_SPHERE, KIND_SPHERE, R0, S0, SIZE, SR)
 from .._overlap import ABS_EPS, sat_program
+from .._pairjit import pair_njit
 from . import aabb, obb, sphere
 from .bounds import (_add3, _matmul, _matvec, _row3, _row9, _sphere_gap, _sub3, _tmatmul, _tmatvec, box_bound,
                      kdop_bound)
@@ -44,12 +45,31 @@ def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
 
 
 
-# ---- traversal: the node-pair overlap test ---------------------------------------------------
-@njit(cache=True, inline='always')
-def _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb):
-    """SAT of two oriented boxes: C = Ra^T R Rb, built row by row from A's axes, and
-    T = Ra^T d. (Building rows lazily to exit after one face test was measured slower:
-    the extra data-dependent branch costs more than the arithmetic it saves.)"""
+# ---- traversal: the node-pair overlap tests ----------------------------------------------------
+# Called once per node pair: compiled without reference counting (``_pairjit``), so the
+# arrays they take cost nothing per call; they allocate nothing (scratch comes from the caller).
+@pair_njit
+def box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb):
+    """First separating axis id of two boxes (``_overlap.sat_program``), or -1. B's box is moved
+    into A's model frame by (R, t). AABBs: every pair shares the relative rotation, passed in
+    ``C``/``AC`` (van den Bergen section 3); oriented boxes: C = Ra^T R Rb, built row by row from
+    A's axes, and T = Ra^T d. (Building rows lazily to exit after one face test was measured
+    slower: the extra data-dependent branch costs more than the arithmetic it saves.)
+    ``T`` (3,), ``C``, ``AC`` (3, 3), ``ea``, ``eb`` (3,): scratch (AABB: C, AC hold R, |R| + eps)."""
+    cx = nfB[b, C0]
+    cy = nfB[b, C0 + 1]
+    cz = nfB[b, C0 + 2]
+    d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
+    d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
+    d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
+    for k in range(3):
+        ea[k] = nfA[a, E0 + k]
+        eb[k] = nfB[b, E0 + k]
+    if aabb:
+        T[0] = d0
+        T[1] = d1
+        T[2] = d2
+        return sat_program(program, axes, T, C, AC, ea, eb)
     for r in range(3):
         ux = nfA[a, R0 + r]
         uy = nfA[a, R0 + 3 + r]
@@ -66,14 +86,14 @@ def _obb_pair(program, axes, nfA, a, nfB, b, R, d0, d1, d2, T, C, AC, ea, eb):
     return sat_program(program, axes, T, C, AC, ea, eb)
 
 
-@njit(cache=True, inline='always')
-def kdop_separation(method, a, b, slabA, slabB, tabB, outB, qf, qi):
+@pair_njit
+def kdop_separation(method, a, b, K):
     """k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4): the
-    first separating slab id, or -1. An out-of-line call: inlined, the realignment's code
-    (and its array reference counting) slowed every box and sphere test of the loop ~2x."""
+    first separating slab id, or -1. ``K``: the query's ``KdopQuery`` bundle."""
+    slabA = K.slabA
     k2 = slabA.shape[1] // 2
     for i in range(k2):
-        lo, hi = realigned_interval(method, i, b, slabB, tabB, outB, qf, qi)
+        lo, hi = realigned_interval(method, i, b, K.slabB, K.tabB, K.outB, K.qf, K.qi)
         if hi < slabA[a, i] or lo > slabA[a, k2 + i]:
             return i
     return -1
