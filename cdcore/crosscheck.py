@@ -252,8 +252,7 @@ def _coal_verdict(coal, ma, pa, mb, pb, opts):
         pos = np.asarray(deep.pos, dtype=np.float64)
         return Verdict("coal", True, len(cs), 0.0, -float(deep.penetration_depth), np.stack([pos, pos]), pairs,
                        None if hull else (int(deep.b1), int(deep.b2)), t, note=note, margin=margin, hull=hull)
-    dreq = coal.DistanceRequest()
-    dreq.enable_nearest_points = True
+    dreq = coal.DistanceRequest()  # (coal 3 always computes the nearest points)
     dres = coal.DistanceResult()
     t0 = time.perf_counter()
     coal.distance(ga, ta, gb, tb, dreq, dres)
@@ -495,10 +494,12 @@ def export_regression_test(path, mesh_a: Mesh, pose_a, mesh_b: Mesh, pose_b, che
         blob = base64.b64encode(open(f, "rb").read()).decode("ascii")
     pairs = [] if X.pairs is None else [[int(a), int(b)] for a, b in np.asarray(X.pairs).tolist()]
     lines = [blob[k:k + 96] for k in range(0, len(blob), 96)]
-    src = f'''"""Regression test exported by cdcore-crosscheck ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC).
+    when = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}"
+    exact = f"hit={X.hit}, {len(pairs)} intersecting triangle pair(s), distance={X.distance!r}"
+    src = f'''"""Regression test exported by cdcore-crosscheck ({when} UTC).
 
 {note or "A query whose answer was checked against the exact brute-force reference."}
-Exact answer at export ({check.exact}): hit={X.hit}, {len(pairs)} intersecting triangle pair(s), distance={X.distance!r}.
+Exact answer at export ({check.exact}): {exact}.
 Engines then: {", ".join(f"{n}: {'hit' if v.hit else 'no hit'}" for n, v in check.verdicts.items())}.
 """
 import base64
