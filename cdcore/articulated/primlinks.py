@@ -31,6 +31,7 @@ from ..mesh import Mesh
 from ..primitives import BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, N_AROUND, N_LAT, SPHERE, tessellate
 
 PRIMITIVE_MODES = ("exact", "tessellate")
+PRIMITIVE_BVS = ("aabb", "obb", "obb_sphere")  # box hierarchies: the primitive leaf test descends boxes
 PROXY_AROUND, PROXY_LAT = 24, 12
 
 
