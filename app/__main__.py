@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--leaves", action="store_true", help="draw leaves only")
     p.add_argument("--record", metavar="CSV", help="record frame timings to this CSV (+ JSON sidecar)")
     p.add_argument("--screenshot", metavar="PNG", help="save the 3-D view (with its overlay) after the run")
+    p.add_argument("--audit", type=int, metavar="N", help="after the frames: audit the robot's self-collision over "
+                   "N sampled configurations and show the matrix (Self-collision audit dock)")
+    p.add_argument("--audit-pair", metavar="LINK_A:LINK_B", help="with --audit: click that pair's cell (the robot "
+                   "posed at its witness configuration)")
     p.add_argument("--screenshot-window", metavar="PNG", help="save the whole window (docks included) after the run")
     p.add_argument("--focus-pair", action="store_true",
                    help="after the run, step the selected pair's traversal to its first separated node pair "
@@ -293,6 +297,42 @@ def load_last_scene(session, settings) -> None:
     session.load_scene(DEFAULT_SCENE, frames=None)
 
 
+def _scripted_audit(app, win, args) -> int:
+    """``--audit N [--audit-pair A:B]``: run the audit, show the matrix, click a cell."""
+    m, panel = win.audit_model, win.audit_panel
+    if m.body is None:
+        print("error: --audit needs a scene with a robot", file=sys.stderr)
+        return 2
+    if args.audit < 1:
+        print("error: --audit: at least 1 configuration", file=sys.stderr)
+        return 2
+    win.audit_dock.setVisible(True)
+    win.audit_dock.raise_()
+    panel.samples.setValue(args.audit)
+    panel._run()
+    while m.running:
+        m.wait(0.05)
+        app.processEvents()
+    panel._poll()
+    if m.state != "done":
+        print(f"error: audit {m.state}", file=sys.stderr)
+        return 1
+    print(m.result.summary())
+    if args.audit_pair:
+        names = m.result.link_names
+        a, _, b = args.audit_pair.partition(":")
+        if a not in names or b not in names:
+            print(f"error: --audit-pair: unknown links {args.audit_pair!r}; links: {', '.join(names)}",
+                  file=sys.stderr)
+            return 2
+        i, j = names.index(a), names.index(b)
+        panel.table.setCurrentCell(i, j)
+        panel._clicked(i, j)
+        app.processEvents()
+        win.plotter.render()
+    return 0
+
+
 def run_script(app, win, session, args) -> int:
     """Run the requested frames in the real window, recording and screenshotting.
     Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
@@ -334,6 +374,10 @@ def run_script(app, win, session, args) -> int:
         return 130
     if args.focus_pair:
         focus_first_separated_pair(win)
+    if args.audit:
+        code = _scripted_audit(app, win, args)
+        if code:
+            return code
     for opt, fn in (("screenshot", win.screenshot), ("screenshot_window", win.window_screenshot)):
         path = getattr(args, opt)
         if path:

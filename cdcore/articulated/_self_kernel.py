@@ -29,7 +29,7 @@ from .hierarchy import update_nodes
 from .query import exact_queries
 
 # lbuf layout: the 24 offsets of the packed arrays, then the 11 dims, then per hierarchy
-# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact test's axis list
+# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
 N_OFF = 24
 N_DIMS = 11
 LB_DIMS = N_OFF
@@ -157,17 +157,17 @@ def _poses_bad(P):
 
 
 @njit(cache=True, nogil=True)
-def _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack, counters, cand, hits):
+def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters, cand, hits):
     """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
     update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
     Returns (status, candidate count, bad link)."""
     off = lbuf[0:N_OFF]
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, kind, code, program, max_leaf = dims[6], dims[7], dims[8], dims[9], dims[10]
+    method, max_leaf = dims[6], dims[10]
     bits = lbuf[LB_BITS:LB_BITS + H]
     reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
-    plan_axes = lbuf[LB_BITS + 2 * H:]
+    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
     for k in range(qs.shape[1]):
         if not np.isfinite(qs[f, k]):
             return ST_Q_NONFINITE, 0, k
@@ -202,8 +202,8 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack,
         return ST_POSE_BAD, 0, bad
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
     n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
-    exact_queries(cand[:n], P, P, kind, code, program, plan_axes, nf, ni, po, v, fc, no, fo, vo,
-                  nf, ni, po, v, fc, no, fo, vo, max_leaf, stack, counters[2:], hits[:n])
+    exact_queries(cand[:n], P, P, plan, nf, ni, po, v, fc, no, fo, vo,
+                  nf, ni, po, v, fc, no, fo, vo, max_leaf, stack_rows, counters[2:], hits[:n])
     return ST_OK, n, -1
 
 
@@ -230,8 +230,7 @@ def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
     and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
     L = lbuf[LB_DIMS + 1]
     poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-    stack = np.empty((stack_rows, 2), dtype=np.int32)
-    status, n, bad = _query(0, q, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack, counters,
+    status, n, bad = _query(0, q, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters,
                             cand, hits)
     if status != ST_OK:
         out = np.zeros(OUT_PAIRS, dtype=np.int64)
@@ -289,12 +288,11 @@ def self_counts(qs, root, fbuf, ibuf, lbuf, mask, stack_rows, n_chunks, base):
         lo = c * F // n_chunks
         hi = (c + 1) * F // n_chunks
         poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-        stack = np.empty((stack_rows, 2), dtype=np.int32)
         cc = counts_c[c]
         wc = witness_c[c]
         for f in range(lo, hi):
             hits[:] = False
-            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack,
+            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack,
                                     counters, cand, hits)
             if status != ST_OK:
                 status_c[c, 0] = status

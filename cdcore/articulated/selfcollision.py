@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core import make_plan
 from .._layout import KDOP_KINDS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats
@@ -249,7 +250,7 @@ def _pack_fused(body, h, mask, plan) -> _Fused:
     not follow later ``set_link_vertices`` calls)."""
     k, tr = body._kin, body.tree
     code, program = plan
-    axes = np.zeros(1, dtype=np.int64)
+    qplan = make_plan(body.bvhs[0].kind, code, program, first=True)
     floats = [k["origins"], k["axes"], k["mult"], k["offset"], body.leaf_c, body.leaf_R, body.leaf_e, body.moments,
               body.nodes_f, body.vertices]
     ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
@@ -271,7 +272,7 @@ def _pack_fused(body, h, mask, plan) -> _Fused:
     dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
             max(bv.leaf_size for bv in body.bvhs) ** 2]
     bits, reach = link_bit_sets(tr, mask)
-    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, axes])
+    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
     return _Fused(fbuf, ibuf, lbuf, 2 * body.max_height + 2, (body.n_dofs,))
 
