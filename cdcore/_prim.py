@@ -215,7 +215,11 @@ def _reduce(W, A, B, n, lam):
             nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
             so = -(nx * W[i0, 0] + ny * W[i0, 1] + nz * W[i0, 2])
             sv = nx * (W[f, 0] - W[i0, 0]) + ny * (W[f, 1] - W[i0, 1]) + nz * (W[f, 2] - W[i0, 2])
-            if so * sv < 0.0 or sv == 0.0:
+            # a nearly flat tetrahedron (|sv| at rounding level of the edge lengths cubed)
+            # cannot hold the origin reliably: use its faces
+            ll = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
+            wx, wy, wz = W[f, 0] - W[i0, 0], W[f, 1] - W[i0, 1], W[f, 2] - W[i0, 2]
+            if so * sv < 0.0 or sv * sv <= 1e-20 * ll * (wx * wx + wy * wy + wz * wz):
                 inside = False
             _closest_triangle(W[i0], W[i1], W[i2], bary)
             x = bary[0] * W[i0, 0] + bary[1] * W[i1, 0] + bary[2] * W[i2, 0]
@@ -273,9 +277,10 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
     lam[0] = 1.0
     vx, vy, vz = W[0, 0], W[0, 1], W[0, 2]
     scale2 = 1.0 + vx * vx + vy * vy + vz * vz
+    lower2 = 0.0  # the best lower bound (v.w)^2 / |v|^2 on the distance found so far, squared
     for _ in range(GJK_MAX_ITER):
         vv = vx * vx + vy * vy + vz * vz
-        if vv <= GJK_ABS2 * scale2:
+        if vv <= GJK_ABS2 * scale2 and lower2 == 0.0:
             return 0.0
         core_support(ka, sa, pa, va, a0, a1, -vx, -vy, -vz, p)
         core_support(kb, sb, pb, vb, b0, b1, vx, vy, vz, q)
@@ -283,8 +288,10 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
         vw = vx * wx + vy * wy + vz * wz
         if stop >= 0.0 and vw > 0.0 and vw * vw > stop * stop * vv:
             break  # lower bound v.w / |v| > stop: separated by more than stop
-        if vv - vw <= GJK_REL * vv:
-            break  # converged (w adds nothing)
+        if vw > 0.0:
+            lower2 = max(lower2, vw * vw / vv)
+        if vv - vw <= GJK_REL * vv or vv - lower2 <= 2.0 * GJK_REL * vv:
+            break  # converged (w adds nothing; or the bounds meet)
         dup = False
         for r in range(n):
             if W[r, 0] == wx and W[r, 1] == wy and W[r, 2] == wz:
@@ -293,9 +300,12 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
             break  # polytope: the support point repeats, v is exact up to rounding
         W[n, 0], W[n, 1], W[n, 2] = wx, wy, wz
         A[n], B[n] = p, q
-        n = _reduce(W, A, B, n + 1, lam)
-        if n == 0:
+        m = _reduce(W, A, B, n + 1, lam)
+        if m == 0:
+            if lower2 > 0.0:  # a separating direction was seen: rounding, not overlap;
+                break         # keep the previous simplex, weights and v
             return 0.0
+        n = m
         vx = vy = vz = 0.0
         for r in range(n):
             vx += lam[r] * W[r, 0]

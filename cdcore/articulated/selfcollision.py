@@ -158,7 +158,7 @@ class SelfCollisionChecker:
         self.mask = pair_mask(body, skip_adjacent, disabled)
         self.hierarchy = BodyHierarchy(body, method)  # its topology; queries never write it
         self._fused = None
-        if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
+        if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS and getattr(body, "prims", None) is None:
             self._fused = _pack_fused(body, self.hierarchy, self.mask,
                                       TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
 
