@@ -47,7 +47,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--report-startup", action="store_true",
                    help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
-    p.add_argument("--size", default="1600x1000", help="window size WxH")
+    p.add_argument("--size", default=None, help="window size WxH (default: the last session's size, or sized "
+                   "to the screen)")
     return p
 
 
@@ -102,12 +103,13 @@ def check_args(args) -> None:
     for opt in ("screenshot", "screenshot_window"):
         if getattr(args, opt):
             setattr(args, opt, image_path(getattr(args, opt)))
-    try:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-    except ValueError:
-        raise ValueError(f"--size expects WxH, got {args.size!r}") from None
-    if w < 200 or h < 150:
-        raise ValueError(f"--size {args.size} is too small")
+    if args.size is not None:
+        try:
+            w, h = (int(x) for x in args.size.lower().split("x"))
+        except ValueError:
+            raise ValueError(f"--size expects WxH, got {args.size!r}") from None
+        if w < 200 or h < 150:
+            raise ValueError(f"--size {args.size} is too small")
 
 
 def configure_session(session, args) -> None:
@@ -191,9 +193,12 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    win = MainWindow(session)
-    w, h = (int(x) for x in args.size.lower().split("x"))
-    win.resize(w, h)
+    scripted = bool(args.quit or args.frames is not None or args.record or args.screenshot
+                    or args.screenshot_window)
+    win = MainWindow(session, settings=script_settings() if scripted else None)
+    if args.size is not None:
+        w, h = (int(x) for x in args.size.lower().split("x"))
+        win.resize(w, h)
     hp = win.hierarchy_panel
     if args.depth:
         mode, lo, hi = parse_depth(args.depth)
@@ -206,8 +211,6 @@ def main(argv=None) -> int:
         hp.mode.setCurrentText("leaves")
     win.show()
     app.processEvents()
-    scripted = bool(args.quit or args.frames is not None or args.record or args.screenshot
-                    or args.screenshot_window)
     ref = startup_ref(args, win.settings, scripted)
     try:
         if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
@@ -244,6 +247,20 @@ def main(argv=None) -> int:
             app.processEvents()
             return code
     return app.exec()
+
+
+def script_settings():
+    """A scripted run's own, empty settings file (removed at exit): it must neither read
+    the user's last scene, geometry and docks (reproducible from its command line) nor
+    leave its own for the next interactive launch."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from PySide6 import QtCore
+    d = tempfile.mkdtemp(prefix="bvh-debugger-script-")
+    atexit.register(shutil.rmtree, d, True)
+    return QtCore.QSettings(os.path.join(d, "settings.ini"), QtCore.QSettings.Format.IniFormat)
 
 
 def _open_file(win, session, args) -> None:
@@ -327,14 +344,29 @@ def run_script(app, win, session, args) -> int:
                 return 2
             print(f"screenshot written to {path}")
     rows = list(session.history)[first:]
-    fps = [r.fps for r in rows if r.fps > 0]
-    if fps:
-        import statistics
-        print(f"{session.scene.name}: median {statistics.median(fps):.1f} fps over {len(fps)} frames "
-              f"(compute + draw), median t_total {statistics.median(r.t_total for r in rows) * 1e3:.3f} ms")
-    elif rows:
-        print(f"{session.scene.name}: no frame rate from {len(rows)} frame(s) (it needs 2 or more)")
+    print_summary(session.scene.name, rows)
     return 0
+
+
+def print_summary(name: str, rows) -> None:
+    """The run's median frame rate and frame-time breakdown (frames that paid a kernel
+    compile left out), on one line each."""
+    import statistics
+    played = [r for r in rows if r.fps > 0 and r.warm]
+    if not played:
+        if rows:
+            print(f"{name}: no frame rate from {len(rows)} frame(s) (it needs 2 or more)")
+        return
+    med = {k: statistics.median(getattr(r, k) for r in played) * 1e3
+           for k in ("t_frame", "t_engine", "t_model", "t_draw", "t_render", "t_qt", "t_total")}
+    app_ms = statistics.median((r.t_frame - r.t_render) * 1e3 for r in played)
+    cold = sum(1 for r in rows if not r.warm)
+    print(f"{name}: median {statistics.median(r.fps for r in played):.1f} fps over {len(played)} frames "
+          f"(compute + draw), median t_total {med['t_total']:.3f} ms"
+          + (f" ({cold} compile frame{'s' * (cold != 1)} left out)" if cold else ""))
+    print(f"{name}: frame {med['t_frame']:.1f} ms = engine {med['t_engine']:.2f} + model {med['t_model']:.2f} + "
+          f"draw {med['t_draw']:.2f} + 3-D render {med['t_render']:.1f} + Qt {med['t_qt']:.1f} (medians); "
+          f"app work (frame - render) {app_ms:.1f} ms")
 
 
 def session_rows(sidecar: str) -> int:

@@ -26,6 +26,7 @@ _EXPORTS = {
     "CollisionStats": "collide", "Outcome": "collide", "Trace": "collide", "collide": "collide",
     "collide_batch": "collide",
     "FrontCache": "front",
+    "CrossCheck": "crosscheck", "crosscheck": "crosscheck",
     "DistanceResult": "distance", "distance": "distance", "distance_batch": "distance",
     "Mesh": "mesh", "load_mesh": "mesh",
     "Query": "query",

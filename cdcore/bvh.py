@@ -54,6 +54,23 @@ class BVH:
     split = "median"  # the build's split rule (``build_bvh``)
 
     def __init__(self, mesh: Mesh, bv: str, leaf_size: int, nodes_f, nodes_i, prim_order, depth, kdop=None):
+        """A hierarchy from existing arrays (``build_bvh`` builds one). The structure is
+        checked first (:func:`cdcore.validate.check_structure`: child ids in range and
+        after their parents, leaf ranges and ``prim_order`` a permutation), since the query
+        kernels follow it without bounds checks; ``ValueError`` otherwise. The volumes are
+        taken as given (``check()`` tests them; ``cdcore.validate.check_volumes`` refuses)."""
+        from .validate import check_structure
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"mesh: expected cdcore.Mesh, got {type(mesh).__name__}")
+        if not isinstance(bv, str) or bv not in BV_TYPES:
+            raise ValueError(f"bv: expected one of {sorted(BV_TYPES)}, got {bv!r}")
+        nodes_i, prim_order = check_structure(nodes_i, prim_order, mesh.n_faces, None, "BVH")
+        nf = np.asarray(nodes_f)
+        if nf.dtype.kind != "f" or nf.shape != (len(nodes_i), L.N_FCOLS):
+            raise ValueError(f"BVH: nodes_f: expected float ({len(nodes_i)}, {L.N_FCOLS}), got {nf.dtype} {nf.shape}")
+        depth = np.asarray(depth)
+        if depth.shape != (len(nodes_i),):
+            raise ValueError(f"BVH: depth: expected shape ({len(nodes_i)},), got {depth.shape}")
         self.mesh = mesh
         self.bv = bv
         self.kind = BV_TYPES[bv].kind

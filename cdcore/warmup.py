@@ -66,6 +66,12 @@ def _steps():
                     runner.step(f)
         return run
 
+    def contact_step():
+        # one signature: (float64 C arrays, int32 faces and pairs), whatever the BV type
+        b = cdcore.build_bvh(torus, bv="aabb")
+        cdcore.collide(b, None, b, linked, geometry=True)
+        cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
+
     def quality_step():
         from cdcore.quality import expected_tests, tree_quality
         for bv in ("aabb", "sphere"):
@@ -73,8 +79,19 @@ def _steps():
             tree_quality(b)
             expected_tests(b, b)
 
+    def validate_step():
+        # the checks every loaded tree passes (cdcore.validate: one signature per kernel)
+        from cdcore.bvh import BVH
+        from cdcore.validate import validate_tree
+        for bv in ("aabb", "obb", "sphere", "obb_sphere"):
+            b = cdcore.build_bvh(torus, bv=bv)
+            validate_tree(b.kind, b.nodes_f, b.nodes_i, b.prim_order, b.mesh.vertices, b.mesh.faces, 1)
+            BVH(b.mesh, bv, 1, b.nodes_f, b.nodes_i, b.prim_order, b.depth)
+
     steps = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
+    steps.append(("contact geometry", contact_step))
     steps.append(("tree quality", quality_step))
+    steps.append(("tree validation", validate_step))
     steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))

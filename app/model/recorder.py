@@ -13,9 +13,13 @@ import platform
 import tempfile
 import time
 
-COLUMNS = ("frame", "scene", "body pair", "bv", "update method", "test", "t_update_ms", "t_test_ms",
-           "t_query_ms", "t_total_ms", "bv_tests", "prim_tests", "n_exact", "n_false", "contacts",
-           "t_render_ms", "fps")
+# snake_case throughout; times in µs (what the window shows). The frame-time breakdown:
+# t_engine (collision loop) + t_model (traces, snapshot) + t_draw (actors) + t_render (the
+# 3-D view's render) + t_qt (widgets, events, painting) = t_frame (1 / fps). ``warm`` is 0
+# for a frame that paid a first-use kernel compile (leave it out of statistics).
+COLUMNS = ("frame", "scene", "body_pairs", "bv", "update_method", "test", "t_update_us", "t_test_us",
+           "t_query_us", "t_total_us", "bv_tests", "prim_tests", "n_exact", "n_false", "contacts",
+           "t_engine_us", "t_model_us", "t_draw_us", "t_render_us", "t_qt_us", "t_frame_us", "fps", "warm")
 
 
 class RecorderError(OSError):
@@ -23,8 +27,8 @@ class RecorderError(OSError):
 
 
 class Recorder:
-    """Writes one CSV row per recorded frame: the ``COLUMNS`` above (times in ms; ``fps``
-    of the whole loop, rendering included; ``t_render_ms`` the drawing time)."""
+    """Writes one CSV row per recorded frame: the ``COLUMNS`` above (times in µs; ``fps``
+    of the whole loop, rendering included)."""
 
     def __init__(self, path: str, settings: dict, opener=None):
         """``opener(path)`` returns the binary file to write (default: an unbuffered
@@ -131,10 +135,24 @@ def _fmt(v):
     return v
 
 
+def _read_umask() -> int:
+    # os.umask can only be read by setting it: do that once, at import (single-threaded),
+    # never while other threads may be creating files
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()
+
+
 def atomic_write_text(path: str, text: str) -> None:
+    """Write by rename (never half-written), with the permissions ``open`` would give
+    (mkstemp makes 0600 files: the sidecar was private while its CSV was not)."""
     d = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     try:
+        os.chmod(tmp, 0o666 & ~_UMASK)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
         os.replace(tmp, path)

@@ -249,7 +249,7 @@ def _cab_axes(nf, c1, c2, jx, jy, jz, A, use_sum=False):
     n1 = np.sqrt(a0x ** 2 + a0y ** 2 + a0z ** 2)
     n2 = np.sqrt(a1x ** 2 + a1y ** 2 + a1z ** 2)
     cosang = (a0x * a1x + a0y * a1y + a0z * a1z) / max(n1 * n2, 1e-300)
-    if abs(cosang) > CAB_PARALLEL_TOL:
+    if abs(cosang) > CAB_PARALLEL_TOL or n1 * n2 == 0.0:  # a point-like child (no axis): the same rule
         # special case (section 3.2.1): "the child box with the largest axis, not
         # considering the major axes a1 and a2" -- the largest of the children's two
         # remaining extents (columns 1, 2; axes are sorted, so column 1 is each child's

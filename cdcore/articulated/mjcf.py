@@ -51,7 +51,6 @@ _PRIM_KIND = {_SPHERE: "sphere", _CAPSULE: "capsule", _ELLIPSOID: "ellipsoid", _
 # mjtJoint codes
 _FREE, _BALL, _SLIDE, _HINGE = range(4)
 _JOINT_TYPE_NAMES = {_FREE: "free", _BALL: "ball", _SLIDE: "slide", _HINGE: "hinge"}
-_DSBL_CONTACT, _DSBL_FILTERPARENT = 1 << 4, 1 << 9  # mjtDisableBit
 
 
 class MJCFError(ValueError):
@@ -413,6 +412,9 @@ def mujoco_obj(kind):
 
 def _pair_filter(robot, m, keep):
     """``geom_mask``, ``default_disabled`` and the weld-parent pairs (see the module doc)."""
+    import mujoco
+
+    dsbl = mujoco.mjtDisableBit
     geoms = robot.geoms
     G = len(geoms)
     gid = np.array([g.id for g in geoms], dtype=np.int64)
@@ -420,7 +422,7 @@ def _pair_filter(robot, m, keep):
     weld = m.body_weldid[body].astype(np.int64)
     weld_parent = m.body_weldid[m.body_parentid[weld]].astype(np.int64)
     ct, ca = m.geom_contype[gid].astype(np.int64), m.geom_conaffinity[gid].astype(np.int64)
-    filterparent = not (m.opt.disableflags & _DSBL_FILTERPARENT)
+    filterparent = not (m.opt.disableflags & int(dsbl.mjDSBL_FILTERPARENT))
     same_weld = weld[:, None] == weld[None, :]
     parent = (weld[:, None] != 0) & (weld[None, :] != 0) & (
         (weld[:, None] == weld_parent[None, :]) | (weld[None, :] == weld_parent[:, None]))
@@ -439,7 +441,7 @@ def _pair_filter(robot, m, keep):
         if g1 in pos and g2 in pos:
             explicit[pos[g1], pos[g2]] = explicit[pos[g2], pos[g1]] = True
     mask = (dynamic | explicit) & (robot._geom_link[:, None] != robot._geom_link[None, :])
-    if m.opt.disableflags & _DSBL_CONTACT:
+    if m.opt.disableflags & int(dsbl.mjDSBL_CONTACT):
         mask[:] = False
     np.fill_diagonal(mask, False)
     robot.geom_mask = mask

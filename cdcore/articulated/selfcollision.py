@@ -95,7 +95,8 @@ def link_names(body) -> list:
 def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
     """(L, L) bool, symmetric: the link pairs a self-collision query checks. Never a link
     with itself or a link without geometry; parent-child pairs only if not
-    ``skip_adjacent``; never a pair in ``disabled`` (iterable of (name, name) pairs). Names
+    ``skip_adjacent``; never a pair in ``disabled`` (iterable of (name, name) pairs; None:
+    the body's ``default_disabled``, if any). Names
     of URDF links without geometry are accepted (they never collide); unknown names raise
     ``ValueError``."""
     names = link_names(body)
@@ -107,6 +108,8 @@ def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
     if skip_adjacent:
         for p, c in getattr(body, "parent_child_pairs", body.adjacent_pairs)():
             m[p, c] = m[c, p] = False
+    if disabled is None:  # a robot's own filter (MJCF: MuJoCo's contype/conaffinity/exclude)
+        disabled = getattr(body, "default_disabled", None)
     if disabled:
         index = {n: i for i, n in enumerate(names)}
         frames = set(getattr(body, "frame_names", names))
