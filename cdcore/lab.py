@@ -206,37 +206,57 @@ class LabResult:
         return float(np.mean(self.log["n_p"]))
 
 
+class LabRun:
+    """``run_lab`` one frame at a time (for a GUI's timer): ``step()`` runs the next frame of
+    every configuration and returns False when all frames are done; ``results()`` then."""
+
+    def __init__(self, scene, configs, frames: int | None = None, check: bool = False, repeat: int = 3):
+        configs = list(configs)
+        if not 1 <= len(configs) <= 8:
+            raise ValueError(f"configs: the lab compares 1 to 8 configurations, got {len(configs)}")
+        n = scene.frames if frames is None else frames
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= scene.frames:
+            raise ValueError(f"frames: expected 1..{scene.frames}, got {frames!r}")
+        self.frames, self.repeat, self.frame = int(n), int(repeat), 0
+        self.runs = [MotionRun(scene, c, check=check) for c in configs]
+        for r in self.runs:  # compile and warm outside the timed frames
+            r.step(0)
+            r.log = FrameLog()
+            r.queried[:] = 0
+            r.pair_nv[:] = 0
+
+    def step(self) -> bool:
+        if self.frame >= self.frames:
+            return False
+        for r in self.runs:
+            r.step(self.frame, self.repeat)
+        self.frame += 1
+        return self.frame < self.frames
+
+    def results(self) -> list[LabResult]:
+        out = []
+        for r in self.runs:
+            log = r.log.arrays()
+            if len(log["n_v"]) == 0:
+                raise ValueError("no frames run yet")
+            c_v, c_p, c_0, r2 = fit_cost_model(log["n_v"], log["n_p"], log["seconds"], log["queries"])
+            ta, tb, measured = r.busiest_pair()
+            exp_nv, _ = expected_tests(ta, tb)
+            qual = [tree_quality(max(trees, key=lambda t: t.mesh.n_faces)) for trees in r.trees]
+            out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, c_0,
+                                 r2, log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured))
+        return out
+
+
 def run_lab(scene, configs, frames: int | None = None, check: bool = False, progress=None,
             repeat: int = 3) -> list[LabResult]:
     """Run every configuration over ``frames`` frames of ``scene`` (interleaved frame by frame;
     each frame's queries ``repeat`` times, the fastest pass timed)."""
-    configs = list(configs)
-    if not 1 <= len(configs) <= 8:
-        raise ValueError(f"configs: the lab compares 1 to 8 configurations, got {len(configs)}")
-    n = scene.frames if frames is None else int(frames)
-    if not 1 <= n <= scene.frames:
-        raise ValueError(f"frames: expected 1..{scene.frames}, got {frames!r}")
-    runs = [MotionRun(scene, c, check=check) for c in configs]
-    for r in runs:  # compile and warm outside the timed frames
-        r.step(0)
-        r.log = FrameLog()
-    for f in range(n):
-        for r in runs:
-            r.step(f, repeat)
+    job = LabRun(scene, configs, frames, check, repeat)
+    while job.step():
         if progress is not None:
-            progress(f + 1, n)
-    out = []
-    for r in runs:
-        log = r.log.arrays()
-        c_v, c_p, c_0, r2 = fit_cost_model(log["n_v"], log["n_p"], log["seconds"], log["queries"])
-        ta, tb, measured = r.busiest_pair()
-        exp_nv, _ = expected_tests(ta, tb)
-        qual = []
-        for trees in r.trees:
-            qual.append(tree_quality(max(trees, key=lambda t: t.mesh.n_faces)))
-        out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, c_0, r2,
-                             log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured))
-    return out
+            progress(job.frame, job.frames)
+    return job.results()
 
 
 def verdict(results: list[LabResult]) -> str:
@@ -327,4 +347,4 @@ def compare_front(scene, config: LabConfig, frames: int | None = None, check: bo
     return FrontComparison(scene.name, config, fa, fr)
 
 
-__all__ = ["LabConfig", "MotionRun", "LabResult", "run_lab", "verdict", "FrontComparison", "compare_front"]
+__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "compare_front"]
