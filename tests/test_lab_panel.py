@@ -29,7 +29,8 @@ def test_lab_panel_runs_and_gives_a_verdict(qtbot, session):
     assert panel.job is not None and panel.run_btn.text() == "Stop"
     qtbot.waitUntil(lambda: panel.job is None, timeout=120_000)
     assert panel.table.rowCount() == 2
-    assert {panel.table.item(r, 0).text() for r in range(2)} == {"aabb/sat15/median/leaf1", "obb/sat15/sah/leaf1"}
+    assert {panel.table.item(r, 0).text()[2:] for r in range(2)} == {"aabb/sat15/median/leaf1",
+                                                                       "obb/sat15/sah/leaf1"}
     assert panel.verdict.toPlainText().startswith("Fastest: ")
     assert all(len(cn.yData) == 4 for cn, _ in panel.curves)
     assert panel.status.text().startswith("done")

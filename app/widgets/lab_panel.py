@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from cdcore.lab import LabConfig, LabRun, verdict
 
@@ -35,27 +35,27 @@ class LabPanel(QtWidgets.QWidget):
         row.addWidget(QtWidgets.QLabel("frames"))
         row.addWidget(self.frames)
         row.addWidget(self.run_btn)
-        lay.addLayout(row)
         self.status = QtWidgets.QLabel("", objectName="labStatus")
-        self.status.setWordWrap(True)
-        lay.addWidget(self.status)
+        row.addWidget(self.status)
+        lay.addLayout(row)
         split = QtWidgets.QSplitter(QtCore.Qt.Orientation.Horizontal)
         self.plot_nv = self._plot("node tests per frame (N_v)", "labPlotNv")
         self.plot_t = self._plot("query time per frame (ms)", "labPlotTime")
         split.addWidget(self.plot_nv)
         split.addWidget(self.plot_t)
-        right = QtWidgets.QWidget()
-        rl = QtWidgets.QVBoxLayout(right)
-        rl.setContentsMargins(0, 0, 0, 0)
+        # the verdict first (what a person reads), the numbers behind it in the next tab
+        self.tabs = QtWidgets.QTabWidget(objectName="labTabs")
+        self.verdict = QtWidgets.QPlainTextEdit(objectName="labVerdict", readOnly=True)
+        self.verdict.setPlaceholderText("Run the lab: the verdict (which configuration wins, by how much and why) "
+                                        "appears here when the run ends; the numbers in the Table tab.")
         self.table = QtWidgets.QTableWidget(0, len(COLUMNS), objectName="labTable")
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.verticalHeader().setVisible(False)
-        self.verdict = QtWidgets.QPlainTextEdit(objectName="labVerdict", readOnly=True)
-        self.verdict.setPlaceholderText("The verdict appears when the run ends.")
-        rl.addWidget(self.table, 1)
-        rl.addWidget(self.verdict, 1)
-        split.addWidget(right)
-        split.setSizes([300, 300, 500])
+        self.tabs.addTab(self.verdict, "Verdict")
+        self.tabs.addTab(self.table, "Table")
+        split.addWidget(self.tabs)
+        split.setSizes([280, 280, 560])
+        self.setMinimumHeight(150)
         lay.addWidget(split, 1)
         self.timer = QtCore.QTimer(self, interval=0)
         self.timer.timeout.connect(self._tick)
@@ -69,7 +69,7 @@ class LabPanel(QtWidgets.QWidget):
         pi.showGrid(x=True, y=True, alpha=0.3)
         pi.setLabel("bottom", "frame")
         pi.getAxis("left").enableAutoSIPrefix(False)
-        pi.addLegend(offset=(5, 5), labelTextSize="7pt")
+        w.setMinimumSize(160, 110)  # the configurations' colours are keyed in the table, not a legend
         return w
 
     def parse(self) -> list[LabConfig]:
@@ -96,7 +96,6 @@ class LabPanel(QtWidgets.QWidget):
             return
         for p in (self.plot_nv, self.plot_t):
             p.getPlotItem().clear()
-            p.getPlotItem().legend.clear()
         self.curves = []
         for k, c in enumerate(configs):
             pen = pg.mkPen(PALETTE[k % len(PALETTE)], width=1.5)
@@ -146,6 +145,10 @@ class LabPanel(QtWidgets.QWidget):
                      f"{r.c_v * 1e9:.0f}", f"{r.r2:.2f}", f"{r.expected_nv:.0f}/{r.measured_nv:.0f}",
                      f"{q.sah_cost:.1f}", f"{q.epo:.1f}", f"{q.sibling_overlap:.3f}", f"{r.build_ns_per_tri:.0f}")
             for j, text in enumerate(cells):
-                self.table.setItem(i, j, QtWidgets.QTableWidgetItem(text))
+                item = QtWidgets.QTableWidgetItem(text)
+                if j == 0:  # the configuration's curve colour
+                    item.setForeground(QtGui.QBrush(QtGui.QColor(PALETTE[i % len(PALETTE)])))
+                    item.setText("■ " + text)
+                self.table.setItem(i, j, item)
         self.table.resizeColumnsToContents()
         self.verdict.setPlainText(verdict(results))
