@@ -313,6 +313,15 @@ class MainWindow(QtWidgets.QMainWindow):
                        tip="Compare update methods side by side", tab_behind="Timing")
         except ImportError:
             pass
+        self.lab_panel = None
+        try:
+            from .widgets.lab_panel import LabPanel
+            self.lab_panel = LabPanel(self.session)
+            self._dock("Build lab", self.lab_panel, AREA.BottomDockWidgetArea, name="Build_lab",
+                       tip="BV type x test x split x leaf size on this scene's motion: tree quality and verdict",
+                       tab_behind="Compare_methods")
+        except ImportError:
+            pass
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
