@@ -103,6 +103,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle("BVH debugger")
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
+        # the left docks run the window's full height (the plots sit beside them): a robot's
+        # joint sliders get the room
+        self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, AREA.LeftDockWidgetArea)
         self.settings = settings or QtCore.QSettings("bvh-debugger", "app")
         self.mesh_loader = None  # the mesh load running on a worker thread, if any
         self.exporter = None  # the frame export running, if any
@@ -224,8 +227,14 @@ class MainWindow(QtWidgets.QMainWindow):
             tab_with.raise_()                     # area first left a stray second tab bar
         else:
             self.addDockWidget(area, dock)
-        dock.visibilityChanged.connect(lambda _v: self._update_wants())
+        dock.visibilityChanged.connect(self._dock_shown)
         return dock
+
+    def _dock_shown(self, _visible):
+        try:
+            self._update_wants()
+        except RuntimeError:  # the window is being destroyed
+            pass
 
     def add_panel(self, title, widget, area=AREA.RightDockWidgetArea, tab_behind="Traversal_stepper", tip=None,
                   name=None) -> QtWidgets.QDockWidget:

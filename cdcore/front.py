@@ -8,14 +8,11 @@ import time
 import numpy as np
 
 from . import _layout as L
-from ._core import STATUS
-from ._front import FRONT_COLS, front_entry, parents
-from ._kdop_traverse import kdop_query_arrays, no_kdop_arrays
+from ._core import STATUS, make_plan
+from ._front import FRONT_COLS, front_entry, front_kdop_entry, parents
+from ._kdop_traverse import kdop_query_arrays
 from .collide import CollisionResult, _plan, collide, pose_arg, raise_pose_status
 from .bvh import BVH
-
-_NO_AXES = np.zeros(1, dtype=np.int64)
-
 
 def _root_front():
     return np.zeros((1, FRONT_COLS), dtype=np.int32)  # the root pair (0, 0), state zero
@@ -44,6 +41,9 @@ class FrontCache:
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None,
                  enabled: bool = True):
         self._plan = _plan(bvh_a, bvh_b, test, realign)  # validates
+        p = self._plan
+        # all contacts, trace on: the trace rows that stop the descent are the next front
+        self._kplan = make_plan(p.kind, p.test, p.program, p.method, first=False, trace=True)
         self.bvh_a, self.bvh_b = bvh_a, bvh_b
         self.test, self.realign = test, realign
         self.enabled = bool(enabled)
@@ -82,12 +82,17 @@ class FrontCache:
         plan = self._plan
         with self._lock:
             self._check_topology()
-            kd = (kdop_query_arrays(self.bvh_a, self.bvh_b, plan.method) if plan.kdop else no_kdop_arrays())
+            a, b = self.bvh_a, self.bvh_b
             counts = np.empty(STATUS + 1, dtype=np.int64)
-            t0 = time.perf_counter()
-            pairs, front = front_entry(self.bvh_a._F, self.bvh_a._I, self.bvh_b._F, self.bvh_b._I, pa, pb,
-                                       plan.kind, plan.test, plan.program, _NO_AXES, plan.method, self._front,
-                                       self._parA, self._parB, counts, *kd)
+            if plan.kdop:
+                kd = kdop_query_arrays(a, b, plan.method)
+                t0 = time.perf_counter()
+                pairs, front = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._front, self._parA,
+                                                self._parB, counts, kd)
+            else:
+                t0 = time.perf_counter()
+                pairs, front = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._front, self._parA,
+                                           self._parB, counts)
             dt = time.perf_counter() - t0
             if counts[STATUS]:
                 raise_pose_status(int(counts[STATUS]))

@@ -128,4 +128,24 @@ def read_npz(path, keys: Iterable[str] | None = None, max_bytes: int = 2**30,
     return out
 
 
-__all__ = ["read_npz", "Member", "NpzLimitError", "MAX_HEADER_BYTES"]
+def atomic_write_bytes(path: str, write) -> None:
+    """``write(fh)`` to a temporary file beside ``path``, then rename it into place: a
+    file is never half-written (a full disk or Ctrl-C leaves the old file or none)."""
+    import tempfile
+    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                               dir=os.path.dirname(os.path.abspath(path)))
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+__all__ = ["atomic_write_bytes", "read_npz", "Member", "NpzLimitError", "MAX_HEADER_BYTES"]

@@ -95,7 +95,8 @@ def save_query(path, bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = 
     path = os.fspath(path)
     if not path.endswith(".npz"):
         path += ".npz"
-    np.savez_compressed(path, **data)
+    from .npz_io import atomic_write_bytes
+    atomic_write_bytes(path, lambda fh: np.savez_compressed(fh, **data))
     return answer
 
 
@@ -199,8 +200,8 @@ def load_query(path, max_bytes: int = MAX_QUERY_BYTES) -> SavedQuery:
                              f"go together)")
         if bvh.kdop is None and all(present):
             try:
-                nf, ni, po, depth = validate_tree(bvh.kind, *saved, mesh.vertices, mesh.faces, leaf,
-                                                  where=f"saved tree of mesh {side}")
+                nf, ni, po, depth = validate_tree(bvh.kind, saved[0], saved[1], saved[2], mesh.vertices, mesh.faces,
+                                                  leaf, where=f"saved tree of mesh {side}")
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {exc}") from None
             if not (np.array_equal(nf, bvh.nodes_f) and np.array_equal(ni, bvh.nodes_i)

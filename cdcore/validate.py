@@ -175,7 +175,7 @@ def check_structure(nodes_i, prim_order, n_faces: int, leaf_size: int | None = N
 
 def tree_depth(nodes_i) -> np.ndarray:
     """(n,) int32 depth of every node of a tree that passed :func:`check_structure`."""
-    return _depth(np.ascontiguousarray(nodes_i, dtype=np.int32))
+    return _depth(np.array(nodes_i, dtype=np.int32, order="C", copy=True))
 
 
 @njit(cache=True, nogil=True)
@@ -295,11 +295,13 @@ def check_volumes(kind: int, nodes_f, nodes_i, prim_order, vertices, faces, wher
         if dev.max() > AXES_TOL:
             raise ValueError(f"{where}: nodes_f[{int(np.argmax(dev))}]: box axes are not orthonormal "
                              f"(|R^T R - I| = {dev.max():.3g})")
-    v = np.ascontiguousarray(vertices, dtype=np.float64)
-    f = np.ascontiguousarray(faces, dtype=np.int32)
+    # private writable copies: one compiled signature whatever the caller passes (a
+    # read-only or non-contiguous array would compile another)
+    v = np.array(vertices, dtype=np.float64, order="C", copy=True)
+    f = np.array(faces, dtype=np.int32, order="C", copy=True)
     scale = float(np.abs(v).max() + np.ptp(v, axis=0).max())
-    node, which, excess = volume_excess(int(kind), nf, np.ascontiguousarray(nodes_i, dtype=np.int32),
-                                        np.ascontiguousarray(prim_order, dtype=np.int32), v, f)
+    node, which, excess = volume_excess(int(kind), nf, np.array(nodes_i, dtype=np.int32, order="C", copy=True),
+                                        np.array(prim_order, dtype=np.int32, order="C", copy=True), v, f)
     if excess > -ENCLOSE_TOL_REL * scale:
         label = "box" if which == WHICH_BOX else "sphere"
         raise ValueError(f"{where}: nodes_f[{node}]: the {label} does not enclose its triangles with the build's "

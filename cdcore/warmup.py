@@ -31,7 +31,8 @@ def _steps():
     def bv_steps(bv):
         def run():
             b = cdcore.build_bvh(torus, bv=bv, leaf_size=1)
-            b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2)
+            b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2, split="sah")
+            cdcore.build_bvh(torus, bv=bv, leaf_size=1, split="mean")
             b.refit(torus.vertices * 1.01)
             b.check()
             realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
@@ -44,6 +45,9 @@ def _steps():
                                            realign=realign)
                     cdcore.collide(b2, None, b2, linked, test=test, realign=realign)
                     cdcore.Query(b, b, test=test, realign=realign)(linked)
+                    fc = cdcore.FrontCache(b, b2, test=test, realign=realign)
+                    fc.collide(None, linked)
+                    fc.collide(None, linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
                 for order in ("depth", "best"):
@@ -68,8 +72,26 @@ def _steps():
         cdcore.collide(b, None, b, linked, geometry=True)
         cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
 
+    def quality_step():
+        from cdcore.quality import expected_tests, tree_quality
+        for bv in ("aabb", "sphere"):
+            b = cdcore.build_bvh(torus, bv=bv)
+            tree_quality(b)
+            expected_tests(b, b)
+
+    def validate_step():
+        # the checks every loaded tree passes (cdcore.validate: one signature per kernel)
+        from cdcore.bvh import BVH
+        from cdcore.validate import validate_tree
+        for bv in ("aabb", "obb", "sphere", "obb_sphere"):
+            b = cdcore.build_bvh(torus, bv=bv)
+            validate_tree(b.kind, b.nodes_f, b.nodes_i, b.prim_order, b.mesh.vertices, b.mesh.faces, 1)
+            BVH(b.mesh, bv, 1, b.nodes_f, b.nodes_i, b.prim_order, b.depth)
+
     steps = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
     steps.append(("contact geometry", contact_step))
+    steps.append(("tree quality", quality_step))
+    steps.append(("tree validation", validate_step))
     steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))

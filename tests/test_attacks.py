@@ -284,3 +284,235 @@ def test_fuzz_saved_queries(tmp_path):
     assert not crashes, f"{len(crashes)} crashes, first: {crashes[:3]}"
     assert not bad, f"{len(bad)} cases neither refused nor equal to brute force: {bad[:5]}"
     assert len(outcomes) == n_cases and counts.get("typed", 0) > n_cases // 3 and counts.get("equal", 0) > 20, counts
+
+
+# ---- finding 4: package:// must stay inside its package ----------------------------------------
+def _urdf(path, links_xml, joints_xml=""):
+    path.write_text(f'<?xml version="1.0"?>\n<robot name="r">{links_xml}{joints_xml}</robot>')
+    return path
+
+
+def test_package_uri_cannot_leave_the_package(tmp_path):
+    from cdcore.articulated import load_urdf
+    from cdcore.articulated.urdf import URDFError
+    from cdcore.mesh import Mesh  # noqa: F401 - the mesh below is written with trimesh
+    import trimesh
+    (tmp_path / "pkgs" / "mypkg" / "meshes").mkdir(parents=True)
+    (tmp_path / "outside").mkdir()
+    box = trimesh.creation.box()
+    box.export(tmp_path / "outside" / "secret_part.stl")
+    box.export(tmp_path / "pkgs" / "mypkg" / "meshes" / "part.stl")
+    good = '<link name="a"><collision><geometry><mesh filename="package://mypkg/meshes/part.stl"/></geometry></collision></link>'
+    body = load_urdf(_urdf(tmp_path / "ok.urdf", good), [str(tmp_path / "pkgs")])
+    assert body.n_links == 1
+    for uri in ("package://mypkg/../../outside/secret_part.stl", "package://mypkg/meshes/../../../outside/secret_part.stl",
+                "package://../outside/secret_part.stl", "package://mypkg//" + str(tmp_path / "outside" / "secret_part.stl")):
+        xml = f'<link name="a"><collision><geometry><mesh filename="{uri}"/></geometry></collision></link>'
+        with pytest.raises(URDFError) as err:
+            load_urdf(_urdf(tmp_path / "evil.urdf", xml), [str(tmp_path / "pkgs")])
+        assert "evil.urdf" in str(err.value) and uri in str(err.value) and "leaves its package" in str(err.value)
+    # inside the package, .. that stays inside is fine
+    inner = good.replace("meshes/part.stl", "meshes/../meshes/part.stl")
+    assert load_urdf(_urdf(tmp_path / "ok2.urdf", inner), [str(tmp_path / "pkgs")]).n_links == 1
+
+
+# ---- finding 6 (URDF part): duplicate joint names ------------------------------------------------
+BOX = '<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>'
+
+
+def test_duplicate_joint_names_are_refused(tmp_path):
+    from cdcore.articulated import load_urdf
+    from cdcore.articulated.urdf import URDFError
+    links = "".join(f'<link name="{n}">{BOX}</link>' for n in "abc")
+    joints = ('<joint name="j" type="revolute"><parent link="a"/><child link="b"/><limit lower="-1" upper="1"/></joint>'
+              '<joint name="j" type="revolute"><parent link="b"/><child link="c"/><limit lower="-1" upper="1"/></joint>')
+    with pytest.raises(URDFError, match=r"dup\.urdf: duplicate joint names \['j'\]"):
+        load_urdf(_urdf(tmp_path / "dup.urdf", links, joints))
+
+
+# ---- finding 10 (URDF part): errors name the file and the element ---------------------------------
+@pytest.mark.parametrize("geometry, words", [
+    ('<box size="1 inf 1"/>', ["<box size>"]),
+    ('<box size="1 1"/>', ["<box size>"]),
+    ('<sphere radius="inf"/>', ["<sphere>"]),
+    ('<cylinder radius="1e300" length="1"/>', ["<cylinder>"]),
+    ('<mesh filename="part.stl" scale="1 1"/>', ["<mesh scale>"]),
+    ('<mesh filename="part.stl" scale="1e70 1 1"/>', ["coordinates"]),
+])
+def test_bad_geometry_names_file_link_and_element(tmp_path, geometry, words):
+    import trimesh
+
+    from cdcore.articulated import load_urdf
+    from cdcore.articulated.urdf import URDFError
+    trimesh.creation.box().export(tmp_path / "part.stl")
+    xml = f'<link name="hand"><collision><geometry>{geometry}</geometry></collision></link>'
+    with pytest.raises(URDFError) as err:
+        load_urdf(_urdf(tmp_path / "geo.urdf", xml))
+    msg = str(err.value)
+    assert msg.startswith("geo.urdf: <link name='hand'> <collision> #0"), msg
+    for w in words:
+        assert w in msg, msg
+
+
+@pytest.mark.parametrize("where", ["visual", "joint"])
+def test_nan_origins_name_file_and_element(tmp_path, where):
+    from cdcore.articulated import load_urdf
+    from cdcore.articulated.urdf import URDFError
+    nan = '<origin xyz="0 nan 0" rpy="0 0 0"/>'
+    if where == "visual":
+        links = f'<link name="a"><visual>{nan}<geometry><box size="1 1 1"/></geometry></visual></link>'
+        with pytest.raises(URDFError, match=r"^o\.urdf: <link name='a'> <visual> #0 <origin>: .*finite"):
+            load_urdf(_urdf(tmp_path / "o.urdf", links), geometry="visual")
+    else:
+        links = "".join(f'<link name="{n}">{BOX}</link>' for n in "ab")
+        joint = f'<joint name="j" type="fixed"><parent link="a"/><child link="b"/>{nan}</joint>'
+        with pytest.raises(URDFError, match=r"^o\.urdf: <joint name='j'> <origin>: .*finite"):
+            load_urdf(_urdf(tmp_path / "o.urdf", links, joint))
+
+
+# ---- trajectories: bounded rows and values, BOM, strings ------------------------------------------
+@pytest.fixture(scope="module")
+def twoarm(tmp_path_factory):
+    from robotgen import write_twoarm
+
+    from cdcore.articulated import load_urdf
+    root = str(tmp_path_factory.mktemp("robots"))
+    return load_urdf(write_twoarm(root), root)
+
+
+def test_trajectory_value_beyond_bound_is_refused(twoarm, tmp_path):
+    """A finger joint at 1e200 (issue 20, finding 5) used to be accepted and made the
+    self-collision kernels divide by zero."""
+    from cdcore.articulated.trajectory import MAX_JOINT_VALUE, load_trajectory
+    p = tmp_path / "far.csv"
+    p.write_text("left_turn,left_slide\n0,0\n0,1e200\n")
+    with pytest.raises(ValueError, match=r"far\.csv: joint 'left_slide' at frame 1 is 1e\+200"):
+        load_trajectory(p, twoarm)
+    np.savez(tmp_path / "far.npz", q=np.array([[0.0, 1e308]]), joint_names=np.array(["left_turn", "left_slide"]))
+    with pytest.raises(ValueError, match="far.npz: joint 'left_slide'"):
+        load_trajectory(tmp_path / "far.npz", twoarm)
+    p.write_text(f"left_turn\n{MAX_JOINT_VALUE}\n")
+    assert load_trajectory(p, twoarm).q[0, 0] == MAX_JOINT_VALUE
+
+
+def test_trajectory_limits_allow_error_clip(twoarm, tmp_path):
+    from cdcore.articulated.trajectory import load_trajectory
+    lo, hi = twoarm.limits[0]
+    p = tmp_path / "over.csv"
+    p.write_text(f"{twoarm.joint_names[0]}\n0\n{hi + 0.5}\n{hi + 1.0}\n")
+    t = load_trajectory(p, twoarm)
+    assert t.outside_limits == {twoarm.joint_names[0]: (2, hi + 1.0)} and t.q[2, 0] == hi + 1.0
+    with pytest.raises(ValueError, match=r"over\.csv: joint .* leaves its limits in 2 frames"):
+        load_trajectory(p, twoarm, limits="error")
+    assert load_trajectory(p, twoarm, limits="clip").q[:, 0].max() == hi
+    with pytest.raises(ValueError, match="limits"):
+        load_trajectory(p, twoarm, limits="ignore")
+
+
+def test_trajectory_row_bound(twoarm, tmp_path, monkeypatch):
+    """The issue's 2x10^7-row CSV reached 5.3 GB RSS, then a bare MemoryError; the 25 M
+    frame .npz (1.5 MB) was accepted."""
+    from cdcore.articulated import trajectory as T
+    monkeypatch.setattr(T, "MAX_FRAMES", 1000)
+    p = tmp_path / "long.csv"
+    p.write_text("left_turn\n" + "0\n" * 1001)
+    with pytest.raises(ValueError, match=r"long\.csv: more than 1,000 frames"):
+        T.load_trajectory(p, twoarm)
+    p.write_text("left_turn\n" + "0\n" * 1000)
+    assert T.load_trajectory(p, twoarm).frames == 1000
+    monkeypatch.undo()
+    # 25 M frames (200 MB) of zeros in a ~0.2 MB file: refused from the header
+    bomb = _bomb_npz(tmp_path / "long.npz", {"joint_names": np.array(["left_turn"])}, "q", (25_000_000, 1))
+    assert os.path.getsize(bomb) < 1_000_000
+    rc, out, peak = _peak_rss_child(f"""
+from robotgen import write_twoarm
+from cdcore.articulated import load_urdf
+from cdcore.articulated.trajectory import load_trajectory
+import tempfile
+root = tempfile.mkdtemp()
+body = load_urdf(write_twoarm(root), root)
+try:
+    load_trajectory({str(bomb)!r}, body)
+except ValueError as exc:
+    print("REFUSED", exc)
+""")
+    assert rc == 0 and "REFUSED long.npz: q has 25,000,000 frames" in out, out[-800:]
+    assert 0 < peak < 600_000, f"peak RSS {peak} kB"
+
+
+def test_trajectory_line_bound(twoarm, tmp_path):
+    from cdcore.articulated.trajectory import MAX_LINE_CHARS, load_trajectory
+    p = tmp_path / "wide.csv"
+    p.write_text("left_turn\n" + "0," * (MAX_LINE_CHARS // 2 + 1) + "\n")
+    with pytest.raises(ValueError, match="wide.csv: a line longer than"):
+        load_trajectory(p, twoarm)
+
+
+def test_trajectory_csv_with_byte_order_mark(twoarm, tmp_path):
+    from cdcore.articulated.trajectory import load_trajectory
+    p = tmp_path / "bom.csv"
+    p.write_bytes("\ufeffleft_turn,left_slide\r\n0.1,0.01\r\n".encode("utf-8"))
+    t = load_trajectory(p, twoarm)
+    assert t.columns == ["left_turn", "left_slide"] and t.q[0, twoarm.joint_names.index("left_turn")] == 0.1
+
+
+def test_trajectory_npz_of_strings_is_a_value_error(twoarm, tmp_path):
+    from cdcore.articulated.trajectory import load_trajectory
+    np.savez(tmp_path / "s.npz", q=np.array([["a", "b"]]), joint_names=np.array(["left_turn", "left_slide"]))
+    with pytest.raises(ValueError, match=r"s\.npz: q must be real numbers"):
+        load_trajectory(tmp_path / "s.npz", twoarm)
+    np.savez(tmp_path / "n.npz", q=np.zeros((2, 1)), joint_names=np.array([1.5]))
+    with pytest.raises(ValueError, match=r"n\.npz: joint_names must be strings"):
+        load_trajectory(tmp_path / "n.npz", twoarm)
+
+
+def test_random_trajectory_with_huge_limits(twoarm):
+    """URDF limits of +-1e308 ("unbounded") overflowed the range (OverflowError)."""
+    import copy
+
+    from cdcore.articulated.trajectory import random_trajectory, sampling_limits
+    body = copy.copy(twoarm)
+    body.limits = np.array(twoarm.limits, copy=True)
+    body.limits[0] = (-1e308, 1e308)
+    body.limits[1] = (0.0, 1e308)
+    lim = sampling_limits(body)
+    assert np.all(np.isfinite(lim)) and tuple(lim[0]) == (-np.pi, np.pi) and tuple(lim[1]) == (0.0, 2 * np.pi)
+    q = random_trajectory(body, 100, seed=1)
+    assert np.all(np.isfinite(q)) and np.all(q >= lim[:, 0]) and np.all(q <= lim[:, 1])
+
+
+# ---- findings 9 and 10 (CLI part): arguments checked before any work -------------------------------
+@pytest.mark.parametrize("argv, words", [
+    (["robots", "--robots", ""], "no robot named"),
+    (["robots", "--robots", "allegro,r2d2"], "unknown robot 'r2d2'"),
+    (["robots", "--seed", "-1"], "--seed"),
+    (["robots", "--json", "/proc/r.json"], "--json"),
+    (["tables", "--json", ""], "empty string"),
+    (["tables", "--csv", "/nonexistent-dir/x.csv"], "directory does not exist"),
+    (["soak", "--max-growth", "-1"], "--max-growth"),
+    (["soak", "--warmup", "nan"], "--warmup"),
+    (["fcl", "--json", "/proc/x.json"], "--json"),
+    (["distance", "--json", ""], "empty string"),
+])
+def test_bench_arguments_refused_before_work(argv, words, capsys):
+    from cdcore.bench.__main__ import main
+    with pytest.raises(SystemExit) as ex:
+        main(argv)
+    assert ex.value.code == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err, err
+
+
+def test_bench_ctrl_c_exits_130_without_traceback(tmp_path):
+    import signal
+    import time
+    env = _env()
+    env["XDG_CONFIG_HOME"] = str(tmp_path)
+    p = subprocess.Popen([sys.executable, "-m", "cdcore.bench", "axes", "--quick"], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
+    p.stdout.readline()  # it has started working
+    time.sleep(0.5)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 130, (p.returncode, err[-500:])
+    assert "Traceback" not in err and "interrupted" in err, err

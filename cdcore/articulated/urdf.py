@@ -21,6 +21,9 @@ from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, robot_fk
 from .body import ArticulatedBody, Link
 
 CYLINDER_SIDES = 48
+#: the largest primitive size or origin offset accepted, in metres (beyond it a link's
+#: coordinates leave the range where the kernels are exact; see cdcore.mesh.MAX_COORD)
+MAX_SIZE = 1e6
 SPHERE_SUBDIVISIONS = 3
 JOINT_TYPES = {"fixed": JOINT_FIXED, "revolute": JOINT_REVOLUTE, "continuous": JOINT_REVOLUTE,
                "prismatic": JOINT_PRISMATIC}
@@ -271,7 +274,7 @@ def _parse(path):
 
     fname = os.path.basename(path)
     try:
-        from lxml import etree
+        from lxml import etree  # pyright: ignore[reportAttributeAccessIssue]  (a C extension, no stubs)
         etree.parse(path)  # yourdfpy silently "recovers" broken XML; refuse it instead
     except Exception as exc:
         raise URDFError(f"{fname}: not readable XML ({exc})") from None
@@ -289,6 +292,10 @@ def _kinematics(robot, links, fname):
     """Kinematic tree arrays over all links (parents before children, document order)."""
     child_joint = {}
     children = {n: [] for n in links}
+    seen_joints: set = set()
+    dup = sorted({j.name for j in robot.joints if j.name in seen_joints or seen_joints.add(j.name)})
+    if dup:
+        raise URDFError(f"{fname}: duplicate joint names {dup} (a q vector could not say which is which)")
     for j in robot.joints:
         jw = f"{fname}: <joint name={j.name!r}>"
         if j.type not in JOINT_TYPES:
@@ -351,7 +358,7 @@ def _kinematics(robot, links, fname):
         kin["joint"][i] = j.name
         kin["parents"][i] = pos[j.parent]
         if j.origin is not None:
-            kin["origins"][i] = np.asarray(j.origin, dtype=np.float64)
+            kin["origins"][i] = _origin(j.origin, f"{jw} <origin>")
         kin["jtype"][i] = JOINT_TYPES[j.type]
         if j.type == "fixed":
             continue
@@ -381,22 +388,24 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
     g = elem.geometry
     if g is None:
         raise URDFError(f"{where}: no <geometry>")
-    pose = np.eye(4) if elem.origin is None else np.asarray(elem.origin, dtype=np.float64)
+    pose = np.eye(4) if elem.origin is None else _origin(elem.origin, f"{where} <origin>")
     if g.box is not None:
-        size = np.asarray(g.box.size, dtype=np.float64)
-        if size.shape != (3,) or not np.all(size > 0):
-            raise URDFError(f"{where}: <box size> must be 3 positive numbers, got {g.box.size!r}")
+        size = _floats(g.box.size, f"{where} <box size>")
+        if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
+            raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
         m = shapes.box(size)
     elif g.cylinder is not None:
-        r, h = float(g.cylinder.radius or 0), float(g.cylinder.length or 0)
-        if not (r > 0 and h > 0):
-            raise URDFError(f"{where}: <cylinder> needs positive radius and length, got {r}, {h}")
-        m = shapes.cylinder(r, h, n_around=CYLINDER_SIDES)
+        r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
+        h = _floats(g.cylinder.length or 0, f"{where} <cylinder length>")
+        if not (r.shape == h.shape == () and 0 < r <= MAX_SIZE and 0 < h <= MAX_SIZE):
+            raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
+                            f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
+        m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
     elif g.sphere is not None:
-        r = float(g.sphere.radius or 0)
-        if not r > 0:
-            raise URDFError(f"{where}: <sphere> needs a positive radius, got {r}")
-        m = shapes.icosphere(r, SPHERE_SUBDIVISIONS)
+        r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
+        if not (r.shape == () and 0 < r <= MAX_SIZE):
+            raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
+        m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
         try:
@@ -406,13 +415,37 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         except ValueError as exc:
             raise URDFError(f"{where}: {exc}") from None
         if g.mesh.scale is not None:
-            s = np.broadcast_to(np.asarray(g.mesh.scale, dtype=np.float64), (3,))
-            if not np.all(np.isfinite(s)) or np.any(s == 0):
-                raise URDFError(f"{where}: <mesh scale> must be finite and non-zero, got {g.mesh.scale!r}")
-            pose = pose @ np.diag([*s, 1.0])
+            s = _floats(g.mesh.scale, f"{where} <mesh scale>")
+            if s.shape not in ((), (1,), (3,)) or not np.all(np.isfinite(s)) or np.any(s == 0):
+                raise URDFError(f"{where}: <mesh scale> must be 1 or 3 finite non-zero numbers, got {g.mesh.scale!r}")
+            pose = pose @ np.diag([*np.broadcast_to(s, (3,)), 1.0])
     else:
         raise URDFError(f"{where}: empty <geometry>")
-    return shapes.transformed(m, pose)
+    try:
+        return shapes.transformed(m, pose)
+    except (TypeError, ValueError) as exc:  # coordinates beyond the kernels' range after scaling
+        raise URDFError(f"{where}: {exc}") from None
+
+
+def _floats(value, where) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise URDFError(f"{where}: expected numbers, got {value!r} ({exc})") from None
+
+
+def _origin(value, where) -> np.ndarray:
+    """A (4, 4) rigid transform from an ``<origin xyz rpy>`` (yourdfpy's matrix)."""
+    T = _floats(value, where)
+    if T.shape != (4, 4) or not np.all(np.isfinite(T)):
+        raise URDFError(f"{where}: xyz and rpy must be finite numbers (3 each), got {_origin_text(T)}")
+    if np.abs(T[:3, 3]).max() > MAX_SIZE:
+        raise URDFError(f"{where}: xyz beyond +-{MAX_SIZE:g} m, got {T[:3, 3].tolist()}")
+    return T
+
+
+def _origin_text(T) -> str:
+    return "NaN or infinite values" if T.shape == (4, 4) else f"shape {T.shape}"
 
 
 def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
@@ -427,6 +460,11 @@ def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
     if not uri.startswith("package://"):
         return uri if os.path.isabs(uri) else os.path.join(urdf_dir, uri)
     pkg, _, rest = uri[len("package://"):].partition("/")
+    inner = os.path.normpath(rest) if rest else ""
+    if (not pkg or pkg in (".", "..") or os.sep in pkg or os.path.isabs(rest) or inner == ".."
+            or inner.startswith(".." + os.sep)):
+        raise URDFError(f"{where}: {uri!r} leaves its package directory (a package:// path must stay inside "
+                        f"package {pkg!r})")
     roots = []
     for d in package_dirs:
         roots += [os.path.join(d, pkg), d] if os.path.basename(os.path.normpath(d)) == pkg else [os.path.join(d, pkg)]
@@ -439,10 +477,10 @@ def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
         d = parent
     found = [r for r in roots if os.path.isdir(r)]
     for r in found:
-        if os.path.isfile(os.path.join(r, rest)):
-            return os.path.join(r, rest)
+        if os.path.isfile(os.path.join(r, inner)):
+            return os.path.join(r, inner)
     if found:
-        return os.path.join(found[0], rest)  # the package exists but the file does not
+        return os.path.join(found[0], inner)  # the package exists but the file does not
     raise PackageNotFoundError(f"{where}: package {pkg!r} of {uri!r} not found in package_dirs {list(package_dirs)} "
                                f"nor above the URDF's directory; pass the directory that holds {pkg}/",
                                pkg, uri, link)
