@@ -48,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--focus-pair", action="store_true",
                    help="after the run, step the selected pair's traversal to its first separated node pair "
                         "and focus the view on it (with --screenshot: the stepper's view)")
+    p.add_argument("--contacts", action="store_true",
+                   help="after the run, raise the Contacts dock and select the deepest contact")
+    p.add_argument("--verdict", action="store_true",
+                   help="after the run, raise the Verdict dock and cross-check the selected pair")
     p.add_argument("--report-startup", action="store_true",
                    help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
@@ -378,6 +382,21 @@ def run_script(app, win, session, args) -> int:
         code = _scripted_audit(app, win, args)
         if code:
             return code
+    if getattr(args, "contacts", False) or getattr(args, "verdict", False):
+        from PySide6 import QtWidgets
+        for flag, name in (("contacts", "Contacts"), ("verdict", "Verdict")):
+            dock = win.findChild(QtWidgets.QDockWidget, name)
+            if getattr(args, flag) and dock is not None:
+                dock.show()
+                dock.raise_()
+        app.processEvents()
+        if args.contacts and win.contacts_panel.contacts is not None and len(win.contacts_panel.contacts):
+            win.contacts_panel.select(0)
+        if args.verdict:
+            win.verdict_panel.run()
+        app.processEvents()
+        win.redraw()
+        app.processEvents()
     for opt, fn in (("screenshot", win.screenshot), ("screenshot_window", win.window_screenshot)):
         path = getattr(args, opt)
         if path:

@@ -298,6 +298,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
+        self._contact_docks()
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -332,6 +333,60 @@ class MainWindow(QtWidgets.QMainWindow):
             self.insight_panel.highlight_requested.connect(self._highlight_triangles)
         except ImportError:
             pass
+
+    def _contact_docks(self):
+        """Contacts (table + 3-D layer) and Verdict (the pair through every library)."""
+        from .render.contacts import ContactsLayer
+        from .widgets.contacts_panel import ContactsPanel
+        from .widgets.verdict_panel import VerdictPanel
+        self.contacts_panel = ContactsPanel(self.session)
+        self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
+                   tip="Intersecting triangle pairs: segment, normal, penetration depth", tab_behind="Traversal_stepper")
+        self.contacts_layer = ContactsLayer(self.plotter)
+        self.view3d.add_layer("contacts", self.contacts_layer)
+        self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
+                                          lambda: self.contacts_panel.contacts)
+        self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
+                   tip="This pair through cdcore, the exact reference, python-fcl and coal", tab_behind="Traversal_stepper")
+        self.contacts_panel.contact_selected.connect(self.select_contact)
+        self.contacts_panel.shown_changed.connect(self._contacts_shown)
+        self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)
+
+    def _contacts_shown(self, on: bool):
+        self.contacts_layer.enabled = bool(on)
+        self._options_changed()
+
+    def select_contact(self, row):
+        """Mark contact ``row`` of the Contacts table and zoom the camera to it."""
+        self.contacts_layer.select(row)
+        c = self.contacts_panel.contacts
+        if row is not None and c is not None and row < len(c):
+            mid = c.points[row].mean(axis=0)
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.04 * self.contacts_layer.diag,
+                    2.0 * float(c.depths[row]))
+            self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
+        self.view3d._legend()
+        self.request_render()
+
+    def open_verdict_pair(self, target, tris):
+        """A disagreement: select its body pair, drill the stepper into the responsible link
+        pair and highlight the responsible triangle pair."""
+        s = self.session
+        if target.scene_pair != s.selected_pair and hasattr(s, "select_pair"):
+            guarded(self, "Verdict", s.select_pair, target.scene_pair)
+        dock = self.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        if s.scene.bodies[target.bodies[0]].body.n_links > 1 or s.scene.bodies[target.bodies[1]].body.n_links > 1:
+            self.stepper_panel.reload(drill=target.links)
+        else:
+            self.stepper_panel.reload()
+        if tris is not None:
+            (i, j), (la, lb) = target.bodies, target.links
+            self._highlight_triangles([(i, la, [tris[0]]), (j, lb, [tris[1]])])
+        self.statusBar().showMessage(f"verdict: stepping {target.label}"
+                                     + (f", triangles {tris[0]} / {tris[1]} highlighted" if tris else ""), 6000)
 
     def fit_docks(self) -> None:
         """Size the dock areas from their content: each side as wide as its widest panel
@@ -759,8 +814,10 @@ class MainWindow(QtWidgets.QMainWindow):
             self.insight_panel is not None and self.insight_panel.heat_check.isChecked())
         trace = hp.show_tree.isChecked() or heat or any(
             d is not None and d.isVisible() and not d.visibleRegion().isEmpty() for d in (stepper, insight))
-        wants = {"trace": bool(trace), "heat": bool(heat)}
-        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None))
+        contacts = getattr(self, "contacts_panel", None) is not None and self.contacts_panel.show_box.isChecked()
+        wants = {"trace": bool(trace), "heat": bool(heat), "contacts": bool(contacts)}
+        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None)
+                                        or (wants["contacts"] and s.view.contacts is None))
         s.wants = wants
         return stale
 
