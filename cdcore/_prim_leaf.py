@@ -104,6 +104,17 @@ def _rel(pa, pb, out):
     out[3, 3] = 1.0
 
 
+@njit(cache=True, inline="always")
+def _mul(a, b, out):
+    """out = a b for (4, 4) rigid poses (the last row is [0 0 0 1])."""
+    for r in range(3):
+        for c in range(4):
+            out[r, c] = a[r, 0] * b[0, c] + a[r, 1] * b[1, c] + a[r, 2] * b[2, c]
+        out[r, 3] += a[r, 3]
+    out[3, 0] = out[3, 1] = out[3, 2] = 0.0
+    out[3, 3] = 1.0
+
+
 @njit(cache=True)
 def link_pairs_prims(pairs, poses_a, poses_b,
                      kA, sA, lA, loA, voA, pvA, bcA, beA, nfA, niA, poA, vA, fA, noA, foA, vxA, realA,
@@ -126,25 +137,25 @@ def link_pairs_prims(pairs, poses_a, poses_b,
         for p in range(loA[i], loA[i + 1]):
             if hit:
                 break
-            wa[:, :] = poses_a[i] @ lA[p]
+            _mul(poses_a[i], lA[p], wa)
             for q in range(loB[j], loB[j + 1]):
-                wb[:, :] = poses_b[j] @ lB[q]
+                _mul(poses_b[j], lB[q], wb)
                 if shapes_intersect(kA[p], sA[p], wa, pvA, voA[p], voA[p + 1],
                                     kB[q], sB[q], wb, pvB, voB[q], voB[q + 1]):
                     hit = True
                     break
-        if not hit and realB[j]:
+        if not hit and realB[j] != 0:
             for p in range(loA[i], loA[i + 1]):
-                wa[:, :] = poses_a[i] @ lA[p]
+                _mul(poses_a[i], lA[p], wa)
                 _rel(poses_b[j], wa, rel)
                 if prim_vs_mesh(kA[p], sA[p], rel, pvA, voA[p], voA[p + 1], bcA[p], beA[p],
                                 nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]],
                                 vB[vxB[j]:vxB[j + 1]], fB[foB[j]:foB[j + 1]], stack):
                     hit = True
                     break
-        if not hit and realA[i]:
+        if not hit and realA[i] != 0:
             for q in range(loB[j], loB[j + 1]):
-                wb[:, :] = poses_b[j] @ lB[q]
+                _mul(poses_b[j], lB[q], wb)
                 _rel(poses_a[i], wb, rel)
                 if prim_vs_mesh(kB[q], sB[q], rel, pvB, voB[q], voB[q + 1], bcB[q], beB[q],
                                 nfA[noA[i]:noA[i + 1]], niA[noA[i]:noA[i + 1]], poA[foA[i]:foA[i + 1]],
@@ -152,7 +163,7 @@ def link_pairs_prims(pairs, poses_a, poses_b,
                     hit = True
                     break
         hits[k] = hit
-        need_mesh[k] = (not hit) and realA[i] and realB[j]
+        need_mesh[k] = (not hit) and realA[i] != 0 and realB[j] != 0
 
 
 __all__ = ["prim_vs_mesh", "link_pairs_prims"]

@@ -8,7 +8,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from cdcore.articulated import load_mjcf, self_collision_pairs  # noqa: E402
+from cdcore.articulated import SelfCollisionChecker, load_mjcf, self_collision_pairs  # noqa: E402
 from cdcore.articulated.mjcf import MJCFError, MJCFRobot  # noqa: E402
 from cdcore.articulated.selfcollision import pair_mask  # noqa: E402
 from cdcore.articulated.urdf import RobotBody  # noqa: E402
@@ -253,8 +253,10 @@ def test_exact_primitive_links_vs_brute_force(models, name, meshes):
     seen = 0
     for _ in range(40 if name == "crossarms" else 15):
         q = rng.uniform(r.limits[:, 0], r.limits[:, 1])
-        ours = set(self_collision_pairs(r, q, skip_adjacent=False, disabled=[]))
+        chk = SelfCollisionChecker(r, skip_adjacent=False, disabled=[])
+        ours = set(chk.check(q).pairs)  # the fused kernel
         ref = _brute_link_pairs(r, q)
         assert ours == ref, q.tolist()
+        assert set(chk.check_poses(r.fk(q)).pairs) == ref  # broad phase + run_exact_queries
         seen += len(ref)
     assert seen > 0

@@ -42,7 +42,7 @@ from ..mesh import Mesh
 from ..primitives import CONVEX, Primitive, convex_hull_mesh, tessellate
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .body import Link
-from .primlinks import PRIMITIVE_MODES, attach, link_mesh
+from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
 from .urdf import JointInfo, RobotBody, robot_rest_poses
 
 MESH_MODES = ("exact", "hull")
@@ -216,7 +216,7 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         raise ValueError(f"meshes: expected one of {MESH_MODES}, got {meshes!r}")
     if primitives not in PRIMITIVE_MODES:
         raise ValueError(f"primitives: expected one of {PRIMITIVE_MODES}, got {primitives!r}")
-    exact_prims = primitives == "exact"
+    exact_prims = primitives == "exact" and mesh_bv in PRIMITIVE_BVS  # other hierarchies: tessellated
     import mujoco
 
     fname = os.path.basename(path)
@@ -303,7 +303,7 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
                       _model_name(m, fname), mesh_bv, source=os.path.abspath(path))
     # the select array must point at body frames (RobotBody looks names up in frame_names)
     robot.meshes = meshes
-    robot.primitives = primitives
+    robot.primitives = "exact" if exact_prims else "tessellate"
     if exact_prims:
         attach(robot, link_prims, real_meshes)
     robot.geoms = geoms

@@ -31,6 +31,7 @@ from ..mesh import Mesh
 from ..primitives import BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, N_AROUND, N_LAT, SPHERE, tessellate
 
 PRIMITIVE_MODES = ("exact", "tessellate")
+PRIMITIVE_BVS = ("aabb", "obb", "obb_sphere")  # box hierarchies: the primitive leaf test descends boxes
 PROXY_AROUND, PROXY_LAT = 24, 12
 
 
@@ -154,6 +155,23 @@ def _packs(body):
     return empty, real
 
 
+def fused_prim_arrays(body):
+    """(floats, ints, dims) the fused self-collision kernel (``_self_kernel._prim_exact``)
+    reads for exact primitive links; empty arrays and a zero flag for other bodies. dims:
+    real-mesh node, vertex and face counts, primitive count, convex vertex rows, the flag,
+    the real meshes' tree height."""
+    prims = getattr(body, "prims", None)
+    if prims is None:
+        z = np.zeros(0)
+        return ([z] * 7, [np.zeros(0, np.int32)] * 10, [0, 0, 0, 0, 0, 0, 0])
+    r = body.real
+    floats = [r.nodes_f, r.vertices, prims.size, prims.local, prims.verts, prims.box_c, prims.box_e]
+    ints = [r.nodes_i, r.prim_order, r.faces, r.node_off, r.prim_off, r.vert_off, prims.kind, prims.link_off,
+            prims.vert_off, r.has_real.astype(np.int32)]
+    dims = [len(r.nodes_f), len(r.vertices), len(r.faces), len(prims.kind), len(prims.verts), 1, r.max_height]
+    return floats, ints, dims
+
+
 def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None):
     """``run_exact_queries`` for bodies with primitives: (hits (k,) bool, stats, seconds)."""
     from .._core import make_plan
@@ -188,5 +206,5 @@ def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None)
     return hits, CollisionStats.from_counts(counters, dt), dt
 
 
-__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "link_mesh",
+__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "fused_prim_arrays", "link_mesh",
            "proxy_mesh", "local_box", "N_AROUND", "N_LAT"]
