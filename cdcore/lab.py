@@ -330,21 +330,44 @@ class FrontComparison:
         return float(np.median(np.asarray(self.front["seconds"])[ok] / full[ok]))
 
 
+class FrontRun:
+    """``compare_front`` one frame at a time (for a GUI's timer): ``step()`` runs the next frame
+    with full traversals and with the front cache; False when all frames are done."""
+
+    def __init__(self, scene, config: LabConfig, frames: int | None = None, check: bool = True,
+                 warm_frames: int = 1):
+        n = scene.frames if frames is None else frames
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= scene.frames:
+            raise ValueError(f"frames: expected 2..{scene.frames}, got {frames!r}")
+        self.scene, self.config, self.frames, self.frame = scene, config, int(n), 0
+        self.warm_frames = min(warm_frames, self.frames - 1)
+        self.full = MotionRun(scene, config)
+        self.front = MotionRun(scene, config, front=True, check=check)
+
+    def step(self) -> bool:
+        if self.frame >= self.frames:
+            return False
+        self.full.step(self.frame)
+        self.front.step(self.frame)
+        self.frame += 1
+        return self.frame < self.frames
+
+    def result(self) -> FrontComparison:
+        cut = min(self.warm_frames, self.frame - 1)
+        fa = {k: v[cut:] for k, v in self.full.log.arrays().items()}
+        fr = {k: v[cut:] for k, v in self.front.log.arrays().items()}
+        return FrontComparison(self.scene.name, self.config, fa, fr)
+
+
 def compare_front(scene, config: LabConfig, frames: int | None = None, check: bool = True,
                   warm_frames: int = 1) -> FrontComparison:
     """Full traversals and front-cached ones over the same frames, interleaved; ``check``
     compares every front query's pairs with a full traversal's. The first ``warm_frames``
     frames (compilation; the front's first frame is a full traversal) are not counted."""
-    n = scene.frames if frames is None else int(frames)
-    full = MotionRun(scene, config)
-    front = MotionRun(scene, config, front=True, check=check)
-    for f in range(n):
-        full.step(f)
-        front.step(f)
-    cut = min(warm_frames, n - 1)
-    fa = {k: v[cut:] for k, v in full.log.arrays().items()}
-    fr = {k: v[cut:] for k, v in front.log.arrays().items()}
-    return FrontComparison(scene.name, config, fa, fr)
+    job = FrontRun(scene, config, frames, check, warm_frames)
+    while job.step():
+        pass
+    return job.result()
 
 
-__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "compare_front"]
+__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "FrontRun", "compare_front"]

@@ -46,3 +46,16 @@ def test_bad_configurations_open_a_dialog(qtbot, session, monkeypatch):
         panel.run_btn.click()
         assert panel.job is None
     assert len(shown) == 3 and "split" in shown[0] and "2 to 8" in shown[1] and "slab" in shown[2]
+
+
+def test_front_cache_run(qtbot, session):
+    panel = LabPanel(session)
+    qtbot.addWidget(panel)
+    panel.configs.setText("obb::sah")
+    panel.frames.setValue(5)
+    panel.front_btn.click()
+    assert not panel.run_btn.isEnabled()
+    qtbot.waitUntil(lambda: panel.job is None, timeout=120_000)
+    assert panel.table.rowCount() == 2 and "front cache" in panel.table.item(1, 0).text()
+    assert "node tests of full traversals" in panel.verdict.toPlainText()
+    assert len(panel.curves[2][0].yData) == 5  # the front size per frame
