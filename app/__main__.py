@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="after the run, step the selected pair's traversal to its first separated node pair "
                         "and focus the view on it (with --screenshot: the stepper's view)")
     p.add_argument("--report-startup", action="store_true",
-                   help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
+                   help="print 'window-shown <unix time>' once the window is on screen and 'first-window "
+                        "<unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
     p.add_argument("--size", default=None, help="window size WxH (default: the last session's size, or sized "
                    "to the screen)")
@@ -211,6 +212,8 @@ def main(argv=None) -> int:
         hp.mode.setCurrentText("leaves")
     win.show()
     app.processEvents()
+    if args.report_startup:  # the window is on screen (a cold numba cache compiles after this)
+        print(f"window-shown {time.time():.6f}", flush=True)
     ref = startup_ref(args, win.settings, scripted)
     try:
         if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
