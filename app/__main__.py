@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verdict", action="store_true",
                    help="after the run, raise the Verdict dock and cross-check the selected pair")
     p.add_argument("--report-startup", action="store_true",
-                   help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
+                   help="print 'window-shown <unix time>' once the window is on screen and 'first-window "
+                        "<unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
     p.add_argument("--size", default=None, help="window size WxH (default: the last session's size, or sized "
                    "to the screen)")
@@ -257,6 +258,8 @@ def _main(argv=None) -> int:
         hp.mode.setCurrentText("leaves")
     win.show()
     app.processEvents()
+    if args.report_startup:  # the window is on screen (a cold numba cache compiles after this)
+        print(f"window-shown {time.time():.6f}", flush=True)
     ref = startup_ref(args, win.settings, scripted)
     # Ctrl-C while loading: KeyboardInterrupt (main() exits 130); raised inside a Qt slot it
     # would be printed and swallowed, so the flag re-raises it once the load returns
