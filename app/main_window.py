@@ -1,12 +1,16 @@
-"""The main window: owns the 3-D view (a pyvistaqt QtInteractor with its heads-up
-display) and the docks, runs the frame loop (the model computes, the view draws), frames
-the camera, persists its layout.
+"""The main window: docks, menus, files and the frame loop's wiring. The 3-D view's
+actors belong to the render module (``app.render.scene_view.SceneView``); the state to
+the Qt-free model (``app.model.Session``), which emits one ``FrameView`` per frame.
+
+Frame path (one way): timeline / timer → ``Session.goto`` → ``FrameView`` →
+``SceneView.draw`` (every frame) and the docks' read-outs (≤ 10 Hz while playing) →
+``Session.commit`` with the frame's render and draw times.
 
 Layout: a main toolbar (scene, BV type, update method, test, play / step, depth, camera),
-a timeline bar (frame slider, speed) at the bottom, small panels on the left (scene,
-hierarchy view), the inspectors tabbed on the right (stepper, insight, realignment,
-distance) and the plots tabbed at the bottom (timing, compare), each dock at least as
-wide as its panel needs."""
+a timeline bar at the bottom, the scene panel with [robot joints | hierarchy view] on the
+left (the joints raised when a robot is loaded), the inspectors tabbed on the right
+(stepper, insight, realignment, distance) and the plots tabbed at the bottom (timing,
+compare). Adding a dock: see README "Adding a panel" (``add_panel``)."""
 from __future__ import annotations
 
 import json
@@ -18,8 +22,6 @@ import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
 from .model import Session
-from .model.framing import pair_bounds, scene_bounds
-from .model.trees import readable_selection
 from .widgets.errors import guarded, show_error
 from .widgets.hierarchy_panel import HierarchyPanel
 from .widgets.playback import PlaybackBar
@@ -28,10 +30,23 @@ from .widgets.stepper_panel import StepperPanel
 from .widgets.toolbar import MainToolBar
 
 MESH_FILTER = "Meshes (*.stl *.obj *.ply *.off *.glb *.gltf *.3mf *.dae);;All files (*)"
-LAYOUT_VERSION = 2  # bump when the docks change: an older saved layout is then ignored
+LAYOUT_VERSION = 3  # bump when the docks change: an older saved layout is then ignored
 DEFAULT_SCENE = "chains-6to1"
-STATUS_PERIOD = 0.1  # s between status-bar updates during playback
+READOUT_PERIOD = 0.1  # s between read-out updates (status bar, plots, tables) during playback
+READOUT_FRAMES = 3  # ... and frames between them
+RECENT_MAX = 8
 AREA = QtCore.Qt.DockWidgetArea
+
+SHORTCUTS = (("Space", "play / pause"), ("→ / ←", "next / previous frame (when no slider or box has focus)"),
+             ("N", "stepper: next node pair"), ("F", "focus the stepper's pair, looking across its separating axis"),
+             ("Home", "fit the view to the bodies at this frame"), ("Shift+Home", "fit the whole motion"),
+             ("Click a box", "select that node in the stepper (its first tested pair)"),
+             ("Ctrl+O", "open mesh"), ("Ctrl+Q", "quit"), ("F1", "this list"),
+             ("Mouse", "left drag: rotate · right drag / wheel: zoom · middle drag or Shift+left: pan"))
+
+
+def _noop(*_):
+    pass
 
 
 class _FitScrollArea(QtWidgets.QScrollArea):
@@ -58,6 +73,24 @@ class _FitScrollArea(QtWidgets.QScrollArea):
         return super().eventFilter(obj, event)
 
 
+class _EditKeysFirst(QtCore.QObject):
+    """Arrow keys go to the focused slider / spin box / text field / list instead of the
+    window's frame-step shortcuts (accepting ShortcutOverride hands the key to the widget)."""
+
+    EDITORS = (QtWidgets.QAbstractSlider, QtWidgets.QAbstractSpinBox, QtWidgets.QLineEdit,
+               QtWidgets.QAbstractItemView, QtWidgets.QComboBox, QtWidgets.QPlainTextEdit, QtWidgets.QTextEdit)
+    KEYS = (QtCore.Qt.Key.Key_Left, QtCore.Qt.Key.Key_Right, QtCore.Qt.Key.Key_Space, QtCore.Qt.Key.Key_Home)
+
+    def eventFilter(self, obj, event):
+        if event.type() == QtCore.QEvent.Type.ShortcutOverride and event.key() in self.KEYS \
+                and isinstance(obj, self.EDITORS) and obj.hasFocus():
+            if event.key() != QtCore.Qt.Key.Key_Space or isinstance(obj, (QtWidgets.QLineEdit,
+                                                                         QtWidgets.QAbstractSpinBox)):
+                event.accept()
+                return True
+        return False
+
+
 class MainWindow(QtWidgets.QMainWindow):
     """The debugger window. ``session`` is the Qt-free model it binds to."""
 
@@ -66,17 +99,17 @@ class MainWindow(QtWidgets.QMainWindow):
         from pyvistaqt import QtInteractor  # the 3-D view needs a display: import late
 
         from .render import colors
-        from .render.hierarchy import HierarchyLayer
-        from .render.hud import ViewHud
-        from .render.meshes import BodyMeshLayer
-        from .render.overlay import AxisOverlay
+        from .render.scene_view import SceneView
 
-        self._HierarchyLayer, self._BodyMeshLayer, self._ViewHud = HierarchyLayer, BodyMeshLayer, ViewHud
         self.setWindowTitle("BVH debugger")
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
+        # the left docks run the window's full height (the plots sit beside them): a robot's
+        # joint sliders get the room
+        self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, AREA.LeftDockWidgetArea)
         self.settings = settings or QtCore.QSettings("bvh-debugger", "app")
         self.mesh_loader = None  # the mesh load running on a worker thread, if any
+        self.exporter = None  # the frame export running, if any
         self.session = session or Session()
         self.session.deferred_commit = True
 
@@ -87,22 +120,20 @@ class MainWindow(QtWidgets.QMainWindow):
         # repaints once per frame
         self.plotter = QtInteractor(frame, multi_samples=0, auto_update=False)
         self.plotter.set_background("white")
-        self._lighting()
+        self._silence_vtk_keys()
         self._vtk_render_time = 0.0
         self.plotter.ren_win.AddObserver("StartEvent", self._render_started)
         self.plotter.ren_win.AddObserver("EndEvent", self._render_ended)
-        self.plotter.interactor.installEventFilter(self)  # resizes re-anchor the HUD
+        self.plotter.interactor.installEventFilter(self)  # resizes re-anchor the HUD; clicks pick
         lay.addWidget(self.plotter.interactor)
         self.setCentralWidget(frame)
-        self.axis_overlay = AxisOverlay(self.plotter)
-        self.hud = ViewHud(self.plotter)
-        self.mesh_layers = []
-        self.tree_layers = []
-        self.resolved_depth = ("all", 0, 0)  # what the depth control drew last (auto resolved)
+        self.view3d = SceneView(self.plotter)
+        self.view3d._lighting()
         self.follow = False
-        self._step = (None, None)  # the stepper's current (step, traversal)
-        self._closest = None  # closest points drawn (2, 3)
-        self._realign_key = []
+        self._first_draw = False
+        self._press = None
+        self._readout_t = 0.0
+        self._frames_since_readout = 0
 
         # panels, toolbars, docks
         self.scene_panel = ScenePanel(self.session)
@@ -110,6 +141,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.hierarchy_panel = HierarchyPanel(colors.STATE_COLORS)
         self.stepper_panel = StepperPanel(self.session)
         self.playback = PlaybackBar(self.session)
+        self.playback.driven = True
         self.toolbar = MainToolBar(self)
         self.addToolBar(QtCore.Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.toolbar.add_group(self.scene_panel.toolbar_items())
@@ -122,15 +154,20 @@ class MainWindow(QtWidgets.QMainWindow):
 
         d_scene = self._dock("Scene", self.scene_panel, AREA.LeftDockWidgetArea, name="Scene_and_method")
         d_tree = self._dock("Hierarchy view", self.hierarchy_panel, AREA.LeftDockWidgetArea, name="Hierarchy_view")
+        self.splitDockWidget(d_scene, d_tree, QtCore.Qt.Orientation.Vertical)
+        self._robot_dock()
         d_step = self._dock("Stepper", self.stepper_panel, AREA.RightDockWidgetArea, name="Traversal_stepper",
                             tip="Traversal stepper: walk the selected pair's traversal node pair by node pair")
         self._optional_docks()
-        self.splitDockWidget(d_scene, d_tree, QtCore.Qt.Orientation.Vertical)
         d_step.raise_()
+        d_tree.raise_()
         self._menus()
 
         self.status = QtWidgets.QLabel(objectName="statusLabel")
-        self.statusBar().addPermanentWidget(self.status)
+        # its text changes every read-out: with its size hint ignored no change relays the window out
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.status.setMinimumWidth(self.status.fontMetrics().horizontalAdvance("x" * 120))
+        self.statusBar().addPermanentWidget(self.status, 1)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(0)  # as fast as frames can be computed and drawn
         self.timer.timeout.connect(self._tick)
@@ -140,7 +177,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.settings_changed.connect(self._on_settings)
         self.session.recording_changed.connect(self._on_recording)
         self.session.recording_failed.connect(self._on_recording_failed)
-        self.hierarchy_panel.changed.connect(self.redraw)
+        self.hierarchy_panel.changed.connect(self._options_changed)
         self.scene_panel.open_mesh_requested.connect(self.open_mesh_dialog)
         self.stepper_panel.step_changed.connect(self._on_step)
         self.stepper_panel.focus_requested.connect(self.focus_on_pair)
@@ -149,11 +186,35 @@ class MainWindow(QtWidgets.QMainWindow):
                         (QtCore.Qt.Key.Key_Left, lambda: self.playback.step(-1)),
                         (QtCore.Qt.Key.Key_N, self.stepper_panel.next_btn.click)):
             sc = QtGui.QShortcut(QtGui.QKeySequence(key), self)
-            sc.setContext(QtCore.Qt.ShortcutContext.ApplicationShortcut)
+            sc.setContext(QtCore.Qt.ShortcutContext.WindowShortcut)
             sc.activated.connect(fn)
+        self._edit_keys = _EditKeysFirst(self)
+        QtWidgets.QApplication.instance().installEventFilter(self._edit_keys)
         self._restore()
 
-    # ---- layout -----------------------------------------------------------------
+    # ---- compatibility views of the render module (tests, scripts) --------------------------
+    hud = property(lambda self: self.view3d.hud)
+    axis_overlay = property(lambda self: self.view3d.axis)
+    mesh_layers = property(lambda self: self.view3d.meshes)
+    tree_layers = property(lambda self: self.view3d.trees)
+    resolved_depth = property(lambda self: self.view3d.resolved_depth)
+    _scene_box = property(lambda self: self.view3d.scene_box)
+    _realign_actors = property(lambda self: self.view3d._realign_actors)
+    _closest = property(lambda self: self.view3d.closest)
+
+    def _silence_vtk_keys(self):
+        """VTK's and pyvista's one-letter keys (w: wireframe, s: surface, e/q: quit, 3:
+        stereo, p: pick, r: reset...) silently changed the view: the window has its own
+        shortcuts (Help → Keyboard shortcuts)."""
+        iren = self.plotter.iren.interactor
+        iren.RemoveObservers("CharEvent")
+        iren.AddObserver("CharEvent", _noop)
+        try:
+            self.plotter.iren.clear_key_event_callbacks()
+        except AttributeError:
+            pass
+
+    # ---- layout -----------------------------------------------------------------------
     def _dock(self, title, widget, area, tip=None, tab_behind=None, name=None):
         """A dock holding ``widget`` in a vertical scroll area that is never narrower than
         the widget needs (so nothing is cut and no horizontal scrollbar appears)."""
@@ -163,13 +224,67 @@ class MainWindow(QtWidgets.QMainWindow):
         if tip:
             dock.toggleViewAction().setToolTip(tip)
         dock.setWidget(_FitScrollArea(widget, objectName=name + "_scroll"))
+        self._quiet_plots(widget)
         tab_with = self.findChild(QtWidgets.QDockWidget, tab_behind) if tab_behind else None
         if tab_with is not None:
             self.tabifyDockWidget(tab_with, dock)  # added as a tab right away: adding it to the
             tab_with.raise_()                     # area first left a stray second tab bar
         else:
             self.addDockWidget(area, dock)
+        dock.visibilityChanged.connect(self._dock_shown)
         return dock
+
+    def _dock_shown(self, _visible):
+        try:
+            self._update_wants()
+        except RuntimeError:  # the window is being destroyed
+            pass
+
+    def add_panel(self, title, widget, area=AREA.RightDockWidgetArea, tab_behind="Traversal_stepper", tip=None,
+                  name=None) -> QtWidgets.QDockWidget:
+        """Add a panel as a dock (tabbed behind ``tab_behind``), listed in the View menu.
+        The panel binds to ``self.session`` signals itself and should refresh at most
+        10 times a second while ``session.playing`` (see README "Adding a panel")."""
+        dock = self._dock(title, widget, area, tip=tip, tab_behind=tab_behind, name=name)
+        if hasattr(self, "view_menu"):
+            self.view_menu.insertAction(self._view_sep, dock.toggleViewAction())
+        return dock
+
+    @staticmethod
+    def _quiet_plots(widget):
+        """pyqtgraph scenes repaint only their own view: with no slot on the scene's
+        ``changed`` signal, Qt flushed the whole window (~28 ms under software GL) for each
+        change of a plot (QGraphicsScene::_q_processDirtyItems)."""
+        try:
+            import pyqtgraph as pg
+        except ImportError:
+            return
+        for gv in widget.findChildren(pg.GraphicsView) + ([widget] if isinstance(widget, pg.GraphicsView) else []):
+            if not getattr(gv, "_quiet", False):
+                gv.scene().changed.connect(_noop)
+                gv._quiet = True
+
+    def _robot_dock(self):
+        """The joint sliders: tabbed with the hierarchy view, shown and raised (given most
+        of the left column) when the scene has a robot; hidden otherwise."""
+        from .model.robot import RobotModel
+        from .widgets.joint_panel import JointPanel
+        self.robot_model = RobotModel(self.session)
+        self.joint_panel = JointPanel(self.robot_model)
+        self.joint_dock = self._dock("Robot joints", self.joint_panel, AREA.LeftDockWidgetArea,
+                                     name="Robot_joints", tab_behind="Hierarchy_view",
+                                     tip="Pose the robot's joints; its links in contact")
+        self.joint_panel.highlight.toggled.connect(lambda _on: self._options_changed())
+        self.joint_dock.setVisible(False)
+        from .model.audit import AuditModel
+        from .widgets.audit_panel import AuditPanel
+        self.audit_model = AuditModel(self.robot_model)
+        self.audit_panel = AuditPanel(self.audit_model)
+        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.LeftDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Robot_joints",
+                                     tip="Which link pairs can collide: a link x link matrix; click a cell")
+        self.audit_panel.highlight_requested.connect(self._highlight_triangles)
+        self.audit_dock.setVisible(False)
 
     def _optional_docks(self):
         """Timing, compare, insight, realignment and distance panels."""
@@ -178,18 +293,16 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
                    tip="k-DOP realignment of the stepper's pair", tab_behind="Traversal_stepper")
         self.realign_panel.draw_requested.connect(self._draw_realign)
-        self._realign_actors = []
         from .widgets.distance_panel import DistancePanel
         self.distance_panel = DistancePanel(self.session)
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
-        from .widgets.robot_actions import install_robot_dock  # robots: joint panel (issue 10)
-        install_robot_dock(self)
+        self._contact_docks()
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
-            self.timing_panel = TimingPanel(self.session, max_rate=10.0)
+            self.timing_panel = TimingPanel(self.session, max_rate=1.0 / READOUT_PERIOD, driven=True)
             d = self._dock("Timing", self.timing_panel, AREA.BottomDockWidgetArea, name="Timing")
             d.widget().setMinimumHeight(self.timing_panel.minimumHeight())
         except ImportError:
@@ -201,34 +314,100 @@ class MainWindow(QtWidgets.QMainWindow):
                        tip="Compare update methods side by side", tab_behind="Timing")
         except ImportError:
             pass
+        self.lab_panel = None
+        try:
+            from .widgets.lab_panel import LabPanel
+            self.lab_panel = LabPanel(self.session)
+            self._dock("Build lab", self.lab_panel, AREA.BottomDockWidgetArea, name="Build_lab",
+                       tip="BV type x test x split x leaf size on this scene's motion: tree quality and verdict",
+                       tab_behind="Compare_methods")
+        except ImportError:
+            pass
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
             self._dock("Insight", self.insight_panel, AREA.RightDockWidgetArea, name="Insight",
                        tip="Ground truth, refit quality, heat map", tab_behind="Traversal_stepper")
-            if hasattr(self.insight_panel, "heat_toggled"):
-                self.insight_panel.heat_toggled.connect(
-                    lambda on: self.hierarchy_panel.color_by.setCurrentText("heat" if on else "state"))
-            if hasattr(self.insight_panel, "highlight_requested"):
-                self.insight_panel.highlight_requested.connect(self._highlight_triangles)
+            self.insight_panel.heat_toggled.connect(
+                lambda on: self.hierarchy_panel.color_by.setCurrentText("heat" if on else "state"))
+            self.insight_panel.highlight_requested.connect(self._highlight_triangles)
         except ImportError:
             pass
 
+    def _contact_docks(self):
+        """Contacts (table + 3-D layer) and Verdict (the pair through every library)."""
+        from .render.contacts import ContactsLayer
+        from .widgets.contacts_panel import ContactsPanel
+        from .widgets.verdict_panel import VerdictPanel
+        self.contacts_panel = ContactsPanel(self.session)
+        self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
+                   tip="Intersecting triangle pairs: segment, normal, penetration depth", tab_behind="Traversal_stepper")
+        self.contacts_layer = ContactsLayer(self.plotter)
+        self.view3d.add_layer("contacts", self.contacts_layer)
+        self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
+                                          lambda: self.contacts_panel.contacts)
+        self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
+                   tip="This pair through cdcore, the exact reference, python-fcl and coal", tab_behind="Traversal_stepper")
+        self.contacts_panel.contact_selected.connect(self.select_contact)
+        self.contacts_panel.shown_changed.connect(self._contacts_shown)
+        self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)
+
+    def _contacts_shown(self, on: bool):
+        self.contacts_layer.enabled = bool(on)
+        self._options_changed()
+
+    def select_contact(self, row):
+        """Mark contact ``row`` of the Contacts table and zoom the camera to it."""
+        self.contacts_layer.select(row)
+        c = self.contacts_panel.contacts
+        if row is not None and c is not None and row < len(c):
+            mid = c.points[row].mean(axis=0)
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.04 * self.contacts_layer.diag,
+                    2.0 * float(c.depths[row]))
+            self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
+        self.view3d._legend()
+        self.request_render()
+
+    def open_verdict_pair(self, target, tris):
+        """A disagreement: select its body pair, drill the stepper into the responsible link
+        pair and highlight the responsible triangle pair."""
+        s = self.session
+        if target.scene_pair != s.selected_pair and hasattr(s, "select_pair"):
+            guarded(self, "Verdict", s.select_pair, target.scene_pair)
+        dock = self.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        if s.scene.bodies[target.bodies[0]].body.n_links > 1 or s.scene.bodies[target.bodies[1]].body.n_links > 1:
+            self.stepper_panel.reload(drill=target.links)
+        else:
+            self.stepper_panel.reload()
+        if tris is not None:
+            (i, j), (la, lb) = target.bodies, target.links
+            self._highlight_triangles([(i, la, [tris[0]]), (j, lb, [tris[1]])])
+        self.statusBar().showMessage(f"verdict: stepping {target.label}"
+                                     + (f", triangles {tris[0]} / {tris[1]} highlighted" if tris else ""), 6000)
+
     def fit_docks(self) -> None:
         """Size the dock areas from their content: each side as wide as its widest panel
-        asks (within a third of the window), the bottom plots at least ~200 px high."""
+        asks (within a third of the window), the bottom plots at least ~200 px high, and
+        on the left the robot joints (when shown) get what the scene panel leaves."""
         docks = [d for d in self.findChildren(QtWidgets.QDockWidget) if not d.isFloating()]
         for area in (AREA.LeftDockWidgetArea, AREA.RightDockWidgetArea):
-            side = [d for d in docks if self.dockWidgetArea(d) == area]
+            side = [d for d in docks if self.dockWidgetArea(d) == area and not d.isHidden()]
             if side:
                 want = max(max(d.widget().widget().sizeHint().width(), d.widget().minimumWidth()) for d in side)
                 want = min(want + 4, max(self.width() // 3, max(d.widget().minimumWidth() for d in side)))
                 self.resizeDocks(side[:1], [want], QtCore.Qt.Orientation.Horizontal)
-        left = [d for d in docks if self.dockWidgetArea(d) == AREA.LeftDockWidgetArea and d.isVisible()]
-        if len(left) > 1:  # stacked: each as high as its panel asks
-            self.resizeDocks(left, [d.widget().widget().sizeHint().height() + 8 for d in left],
+        scene = self.findChild(QtWidgets.QDockWidget, "Scene_and_method")
+        lower = self.joint_dock if self.joint_dock.isVisible() else self.findChild(QtWidgets.QDockWidget,
+                                                                                     "Hierarchy_view")
+        if scene is not None and lower is not None and not scene.isHidden():
+            top = scene.widget().widget().sizeHint().height() + 8
+            rest = max(self.centralWidget().height(), 200)
+            self.resizeDocks([scene, lower], [top, max(rest - top, lower.widget().widget().sizeHint().height())],
                              QtCore.Qt.Orientation.Vertical)
-        bottom = [d for d in docks if self.dockWidgetArea(d) == AREA.BottomDockWidgetArea]
+        bottom = [d for d in docks if self.dockWidgetArea(d) == AREA.BottomDockWidgetArea and not d.isHidden()]
         if bottom:
             h = max(215, min(280, self.height() // 4))
             self.resizeDocks(bottom[:1], [h], QtCore.Qt.Orientation.Vertical)
@@ -258,25 +437,36 @@ class MainWindow(QtWidgets.QMainWindow):
         tb = self.toolbar
         tb.addSeparator()
         self.act_fit = QtGui.QAction("Fit", self, objectName="actFit", shortcut=QtGui.QKeySequence("Home"),
-                                     toolTip="Fit the view to the bodies over their whole motion (Home)")
+                                     toolTip="Fit the view to the bodies at this frame (Home)")
         self.act_fit.triggered.connect(lambda: (self.fit_view(), self.request_render()))
+        self.act_fit_motion = QtGui.QAction("Fit motion", self, objectName="actFitMotion",
+                                            shortcut=QtGui.QKeySequence("Shift+Home"),
+                                            toolTip="Fit the view to the bodies over their whole motion (Shift+Home)")
+        self.act_fit_motion.triggered.connect(lambda: (self.fit_view(self.view3d.frame_bounds("motion")),
+                                                       self.request_render()))
         self.act_follow = QtGui.QAction("Follow", self, objectName="actFollow", checkable=True,
                                         toolTip="Keep the bodies in view as they move")
         self.act_follow.toggled.connect(self.set_follow)
         self.act_focus = QtGui.QAction("Focus pair", self, objectName="actFocus", shortcut=QtGui.QKeySequence("F"),
-                                       toolTip="Zoom to the stepper's current node pair, or the closest points (F)")
+                                       toolTip="Zoom to the stepper's current node pair looking across its "
+                                               "separating axis, or to the closest points (F)")
         self.act_focus.triggered.connect(self.focus_on_pair)
-        for a in (self.act_fit, self.act_follow, self.act_focus):
-            a.setShortcutContext(QtCore.Qt.ShortcutContext.ApplicationShortcut)
+        for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
+            a.setShortcutContext(QtCore.Qt.ShortcutContext.WindowShortcut)
             tb.addAction(a)
             self.addAction(a)
 
     def _menus(self):
+        from .widgets import robot_actions as ra
         m = self.menuBar().addMenu("&File")
         self.act_open = m.addAction("&Open mesh…", self.open_mesh_dialog, QtGui.QKeySequence.StandardKey.Open)
         self.act_scene = m.addAction("Open scene &file…", self.open_scene_dialog)
-        from .widgets.robot_actions import add_robot_actions  # robots, trajectories, saved queries
-        add_robot_actions(self, m)
+        self.act_robot = m.addAction("Open &robot (URDF)…", lambda: ra.open_robot_dialog(self))
+        self.act_trajectory = m.addAction("Open &trajectory…", lambda: ra.open_trajectory_dialog(self))
+        self.act_query = m.addAction("Open saved &query…", lambda: ra.open_query_dialog(self))
+        self.recent_menu = m.addMenu("Open r&ecent")
+        self.recent_menu.setObjectName("recentMenu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
         m.addSeparator()
         self.act_record = m.addAction("&Record frame timings…", self.record_dialog)
         self.act_stop = m.addAction("&Stop recording", self.stop_recording)
@@ -285,14 +475,76 @@ class MainWindow(QtWidgets.QMainWindow):
         m.addAction("Export frames as &PNG sequence…", self.export_frames_dialog)
         m.addSeparator()
         m.addAction("&Quit", self.close, QtGui.QKeySequence.StandardKey.Quit)
-        v = self.menuBar().addMenu("&View")
+        v = self.view_menu = self.menuBar().addMenu("&View")
         for dock in self.findChildren(QtWidgets.QDockWidget):
             v.addAction(dock.toggleViewAction())
-        v.addSeparator()
-        for a in (self.act_fit, self.act_follow, self.act_focus):
+        self._view_sep = v.addSeparator()
+        for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
             v.addAction(a)
         v.addAction("Reset camera direction", lambda: (self.reset_view(), self.request_render()))
         v.addAction("Reset layout", self.reset_layout)
+        h = self.menuBar().addMenu("&Help")
+        self.act_shortcuts = h.addAction("&Keyboard shortcuts", self.show_shortcuts, QtGui.QKeySequence("F1"))
+
+    def show_shortcuts(self) -> QtWidgets.QDialog:
+        """Help → Keyboard shortcuts: a non-modal table of every key and mouse action."""
+        dlg = QtWidgets.QDialog(self, objectName="shortcutsDialog")
+        dlg.setWindowTitle("Keyboard shortcuts")
+        lay = QtWidgets.QVBoxLayout(dlg)
+        table = QtWidgets.QTableWidget(len(SHORTCUTS), 2, objectName="shortcutsTable")
+        table.setHorizontalHeaderLabels(["Key", "Action"])
+        table.verticalHeader().setVisible(False)
+        table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        for r, (k, what) in enumerate(SHORTCUTS):
+            table.setItem(r, 0, QtWidgets.QTableWidgetItem(k))
+            table.setItem(r, 1, QtWidgets.QTableWidgetItem(what))
+        table.resizeColumnsToContents()
+        table.horizontalHeader().setStretchLastSection(True)
+        lay.addWidget(table)
+        box = QtWidgets.QDialogButtonBox(QtWidgets.QDialogButtonBox.StandardButton.Close)
+        box.rejected.connect(dlg.close)
+        lay.addWidget(box)
+        dlg.resize(table.horizontalHeader().length() + 40, table.verticalHeader().length() + 110)
+        dlg.show()
+        return dlg
+
+    # ---- recent files ----------------------------------------------------------------
+    def recent(self) -> list:
+        try:
+            items = json.loads(str(self.settings.value("recent", "[]")))
+        except ValueError:
+            return []
+        return [r for r in items if isinstance(r, dict) and len(r) == 1] if isinstance(items, list) else []
+
+    def _remember(self, ref: dict) -> None:
+        items = [r for r in self.recent() if r != ref]
+        self.settings.setValue("recent", json.dumps([ref] + items[:RECENT_MAX - 1]))
+
+    def _fill_recent(self):
+        m = self.recent_menu
+        m.clear()
+        items = self.recent()
+        if not items:
+            m.addAction("(none)").setEnabled(False)
+        for ref in items:
+            (kind, value), = ref.items()
+            text = ", ".join(os.path.basename(p) for p in value) if isinstance(value, list) else os.path.basename(
+                str(value))
+            a = m.addAction(f"{kind}: {text}", lambda r=ref: self.open_recent(r))
+            a.setToolTip(str(value))
+        m.addSeparator()
+        m.addAction("Clear list", lambda: self.settings.setValue("recent", "[]"))
+
+    def open_recent(self, ref: dict) -> bool:
+        from .widgets import robot_actions as ra
+        (kind, value), = ref.items()
+        if kind == "robot":
+            return ra.open_robot_file(self, value)
+        if kind == "query":
+            return ra.open_query_file(self, value)
+        if kind == "meshes":
+            return self.open_meshes(value) is not None
+        return self.load_ref(ref)
 
     # ---- files --------------------------------------------------------------------
     def _last_dir(self):
@@ -449,19 +701,54 @@ class MainWindow(QtWidgets.QMainWindow):
             raise OSError(f"cannot write {path}")
 
     def export_frames_dialog(self):
-        d = QtWidgets.QFileDialog.getExistingDirectory(self, "Export frames to", self._last_dir())
-        if d:
-            guarded(self, "Export frames", self.export_frames, d)
+        from .widgets.export_dialog import ExportDialog
+        s = self.session
+        if s.scene is None:
+            return
+        dlg = ExportDialog(self, s.n_frames, s.frame, self._last_dir())
+        if dlg.exec() == QtWidgets.QDialog.DialogCode.Accepted:
+            first, last, directory = dlg.values()
+            self.settings.setValue("last_dir", directory)
+            self.start_export(directory, first, last)
 
-    def export_frames(self, directory: str, first: int | None = None, count: int | None = None):
+    def start_export(self, directory: str, first: int, last: int):
+        """Export frames first..last to PNGs in the background of the event loop (one frame
+        per turn, a progress dialog with Cancel); returns the exporter."""
+        from .widgets.export_dialog import FrameExporter
+        if self.exporter is not None and self.exporter.running:
+            self.exporter.cancel()
+        self.session.set_playing(False)
+        self.exporter = FrameExporter(self, directory, first, last)
+        self.exporter.start()
+        return self.exporter
+
+    def export_frames(self, directory: str, first: int | None = None, count: int | None = None,
+                      progress=None, cancelled=None) -> int:
         """Render frames to ``directory/frame_00000.png`` … (a video's frames; assemble with
-        any encoder, e.g. ``ffmpeg -i frame_%05d.png out.mp4``)."""
+        any encoder, e.g. ``ffmpeg -i frame_%05d.png out.mp4``); synchronous. Returns the
+        number written. ``progress(k, n)`` after each; ``cancelled()`` polled before each."""
         s = self.session
         first = s.frame if first is None else first
         count = s.n_frames - first if count is None else count
-        for k, f in enumerate(range(first, min(s.n_frames, first + count))):
-            s.goto(f)
-            self.screenshot(os.path.join(directory, f"frame_{k:05d}.png"))
+        frames = range(first, min(s.n_frames, first + count))
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(f"no such directory: {directory}")
+        done = 0
+        for k, f in enumerate(frames):
+            if cancelled is not None and cancelled():
+                break
+            self.export_one(directory, k, f)
+            done += 1
+            if progress is not None:
+                progress(k + 1, len(frames))
+        return done
+
+    def export_one(self, directory: str, k: int, frame: int) -> str:
+        self.session.goto(frame)
+        self._readouts()  # the overlay's counters for this very frame
+        path = os.path.join(directory, f"frame_{k:05d}.png")
+        self.screenshot(path)
+        return path
 
     # ---- the frame loop ------------------------------------------------------------------
     def _tick(self):
@@ -475,13 +762,12 @@ class MainWindow(QtWidgets.QMainWindow):
             self.timer.start()
         elif not self.session.playing:
             self.timer.stop()
-            self._status()  # the paused frame's numbers (updates were throttled while playing)
-            self._update_hud()
+            self._readouts()  # the paused frame's numbers (updates were throttled while playing)
 
     def _on_recording(self, on: bool):
         self.act_stop.setEnabled(on)
         self.act_record.setEnabled(not on)
-        self._status()
+        self._readouts()
 
     def _on_recording_failed(self, message: str):
         # the session stopped recording after the first write error: one dialog, not one per frame
@@ -489,76 +775,150 @@ class MainWindow(QtWidgets.QMainWindow):
                    message + "\n\nEvery complete row is kept; the sidecar records the error.")
 
     def _on_scene(self):
-        for layer in self.mesh_layers + self.tree_layers:
-            layer.clear()
-        self.plotter.clear()
-        self._lighting()
-        self.axis_overlay = type(self.axis_overlay)(self.plotter)
-        self.hud = self._ViewHud(self.plotter)
-        self._realign_actors = []
-        self._step, self._closest = (None, None), None
         s = self.session
-        self.mesh_layers = [self._BodyMeshLayer(self.plotter, i, sb) for i, sb in enumerate(s.scene.bodies)]
-        self.tree_layers = [self._HierarchyLayer(self.plotter, f"tree{i}") for i in range(len(s.scene.bodies))]
-        self._scene_box = scene_bounds(s.scene)
-        self.settings.setValue("last_scene_ref", json.dumps(s.scene_ref()))
+        self.view3d.set_scene(s.scene)
+        ref = s.scene_ref()
+        self.settings.setValue("last_scene_ref", json.dumps(ref))
+        robot = getattr(s, "robot_source", None)
+        if robot:
+            self._remember({"robot": os.path.abspath(robot["urdf"])})
+        elif ref and ("file" in ref or "meshes" in ref):
+            self._remember(ref)
+        has_robot = self.robot_model.body is not None
+        if has_robot != self.audit_dock.isVisible():
+            self.audit_dock.setVisible(has_robot)
+        if has_robot != self.joint_dock.isVisible():
+            self.joint_dock.setVisible(has_robot)
+            if has_robot:
+                self.joint_dock.raise_()
+            if self.isVisible() and not getattr(self, "_user_layout", False):
+                QtCore.QTimer.singleShot(0, self.fit_docks)
         self._first_draw = True
 
-    def _on_frame(self, _record):
+    def draw_options(self):
+        from .render.scene_view import DrawOptions
+        hp = self.hierarchy_panel
+        return DrawOptions(show_tree=hp.show_tree.isChecked(), show_mesh=hp.show_mesh.isChecked(),
+                           opacity=hp.opacity.value() / 100.0, color_by=hp.color_by.currentText(),
+                           depth=hp.selection(), highlight_contacts=self.joint_panel.highlight.isChecked())
+
+    def _update_wants(self) -> bool:
+        """Tell the model what the shown views need; True when the current frame lacks it."""
+        s = self.session
+        hp = getattr(self, "hierarchy_panel", None)
+        if hp is None or not hasattr(self, "insight_panel"):
+            return False  # still building the window
+        stepper = self.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+        insight = self.findChild(QtWidgets.QDockWidget, "Insight")
+        heat = hp.color_by.currentText() == "heat" or bool(
+            self.insight_panel is not None and self.insight_panel.heat_check.isChecked())
+        trace = hp.show_tree.isChecked() or heat or any(
+            d is not None and d.isVisible() and not d.visibleRegion().isEmpty() for d in (stepper, insight))
+        contacts = getattr(self, "contacts_panel", None) is not None and self.contacts_panel.show_box.isChecked()
+        wants = {"trace": bool(trace), "heat": bool(heat), "contacts": bool(contacts)}
+        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None)
+                                        or (wants["contacts"] and s.view.contacts is None))
+        s.wants = wants
+        return stale
+
+    def _options_changed(self, *_):
+        if self._update_wants() and self.session.scene is not None and not self.session.playing:
+            guarded(self, "Frame", self.session.goto, self.session.frame)  # recompute what is now shown
+        else:
+            self.redraw()
+
+    def _on_frame(self, view):
         t0 = time.perf_counter()
-        self.redraw(render=False)
-        if getattr(self, "_first_draw", False):
+        self.view3d.draw(view, self.draw_options())
+        if self._first_draw:
+            if view.trees:
+                self.hierarchy_panel.set_max_depth(max(t.height for t in view.trees))
             self.reset_view()
             self._first_draw = False
         elif self.follow:
             self._follow()
-        self._update_hud()
+        self.view3d.update_hud(view, fps=self._fps() if view.playing else None,
+                               auto=self.hierarchy_panel.mode.currentText() == "auto")
         self._render_now()
-        # drawing time: updating the batched geometry now + the last VTK render (the
-        # repaint itself runs when Qt next paints the window)
-        self.session.commit(time.perf_counter() - t0 + self._vtk_render_time)
-        self._status()
+        # the frame's draw time (actors updated now) and its render (the last VTK render:
+        # the repaint itself runs when Qt next paints the window)
+        self.session.commit(self._vtk_render_time, time.perf_counter() - t0)
+        self._schedule_readouts()
+
+    def redraw(self, render: bool = True):
+        """Draw the current frame again with the panel's options (no recomputation)."""
+        v = self.session.view
+        if v is None or self.session.scene is None:
+            return
+        self.view3d.draw(v, self.draw_options())
+        self._update_depth_label()
+        if render:
+            self.view3d.update_hud(v, auto=self.hierarchy_panel.mode.currentText() == "auto")
+            self.request_render()
+
+    def _update_depth_label(self):
+        mode, lo, hi = self.view3d.resolved_depth
+        text = {"all": "all", "leaves": "leaves", "level": f"= {lo}", "range": f"= {lo}-{hi}"}[mode] + \
+            f" ({self.view3d.nodes_drawn:,} nodes)"
+        if self.hierarchy_panel.resolved.text() != text:  # an unchanged label costs no repaint
+            self.hierarchy_panel.resolved.setText(text)
+
+    # ---- read-outs: status bar, plots, tables (≤ 10 Hz while playing) --------------------
+    def _fps(self) -> float:
+        from .model.readout import fps_readout
+        return fps_readout(self.session.history)
+
+    def _schedule_readouts(self):
+        """Read-outs while playing: at most every READOUT_PERIOD and every READOUT_FRAMES
+        frames (a slow loop would otherwise repaint them every frame), done here, in the
+        frame's own pass, so their repaint shares the 3-D view's composition of the window
+        (a timer would paint them in a pass of their own: a second composition)."""
+        self._frames_since_readout += 1
+        if not self.session.playing or (time.perf_counter() - self._readout_t >= READOUT_PERIOD
+                                        and self._frames_since_readout >= READOUT_FRAMES):
+            self._readouts()
+
+    def _readouts(self):
+        """One update of every read-out from the same record: the status bar, the HUD's
+        fps, the depth label and the timing dock show the same frame and frame rate."""
+        self._readout_t = time.perf_counter()
+        self._frames_since_readout = 0
+        s = self.session
+        rec = s.record
+        if rec is None:
+            return
+        fps = self._fps() if s.playing else 0.0
+        self._update_depth_label()
+        if s.view is not None:
+            self.view3d.update_hud(s.view, fps=fps or None, auto=self.hierarchy_panel.mode.currentText() == "auto")
+        text = (f"frame {rec.frame}  |  update {rec.t_update * 1e6:.0f} µs  test {rec.t_test * 1e6:.0f} µs  "
+                f"query {rec.t_query * 1e6:.0f} µs  |  #exact {rec.n_exact}  #false {rec.n_false}  "
+                f"contacts {rec.contacts}  |  " + (f"{fps:.0f} fps" if fps > 0 else "paused"))
+        if s.recorder is not None:
+            text += f"  |  ● recording {s.recorder.rows} rows"
+        if self.status.text() != text:
+            self.status.setText(text)
+        if self.timing_panel is not None and self.timing_panel.isVisible():
+            self.timing_panel.refresh()
+        if s.playing:
+            self.playback.sync()
+            self.robot_model.refresh()
 
     # ---- camera ----------------------------------------------------------------------
     def reset_view(self):
-        """Look down at the scene from above and in front (elongated scenes such as the
-        chains fill the width), framing the bodies over their whole motion."""
+        """Look down at the scene from above and in front, framing the bodies at this frame
+        (Fit motion frames the whole motion)."""
         self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0))
         self.fit_view()
 
     def fit_view(self, bounds=None):
-        """Frame ``bounds`` (default: the bodies over the whole motion, so none drifts out
-        of view later), keeping the view direction."""
-        b = bounds if bounds is not None else getattr(self, "_scene_box", None)
-        if b is None:
-            self.plotter.reset_camera()
-            return
-        ren = self.plotter.renderer
-        b = [float(x) for x in b]
-        ren.ResetCamera(*b)  # centres the bounds' sphere: loose for long, thin scenes (chains)
-        cam = ren.GetActiveCamera()
-        corners = np.array([[b[i], b[2 + j], b[4 + k]] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
-        for _ in range(3):  # dolly until the projected box fills ~90 % of the view's tighter side
-            ext = self._view_extent(corners)
-            if not np.isfinite(ext) or ext <= 0:
-                break
-            f = 0.9 / ext
-            if abs(f - 1.0) < 0.03:
-                break
-            cam.Dolly(min(max(f, 0.2), 5.0))
-            ren.ResetCameraClippingRange()
-        ren.ResetCameraClippingRange()
+        """Frame ``bounds`` (default: the bodies at the current frame), keeping the view
+        direction."""
+        self.view3d.fit(bounds)
 
     def _view_extent(self, points) -> float:
-        """Largest |x| or |y| of ``points`` in normalised view coordinates (1: the edge)."""
-        ren = self.plotter.renderer
-        out = 0.0
-        for p in points:
-            ren.SetWorldPoint(float(p[0]), float(p[1]), float(p[2]), 1.0)
-            ren.WorldToView()
-            x, y, _ = ren.GetViewPoint()
-            out = max(out, abs(x), abs(y))
-        return out
+        from .render.camera import view_extent
+        return view_extent(self.plotter.renderer, points)
 
     def set_follow(self, on: bool) -> None:
         """Follow mode: every frame, re-frame the bodies when one leaves the view or they
@@ -571,26 +931,23 @@ class MainWindow(QtWidgets.QMainWindow):
             self.request_render()
 
     def _follow(self, force: bool = False):
-        s = self.session
-        b = scene_bounds(s.scene, frames=[s.frame])
-        corners = np.array([[b[i], b[2 + j], b[4 + k]] for i in (0, 1) for j in (0, 1) for k in (0, 1)])
-        ext = self._view_extent(corners)
+        b = self.view3d.frame_bounds("pose")
+        ext = self.view3d.view_extent(b)
         if force or ext > 0.98 or ext < 0.35:
             self.fit_view(b)
 
     def focus_on_pair(self) -> bool:
-        """Zoom to the stepper's current node pair (with the separating axis drawn), or to
-        the closest points when there is no pair; False when there is nothing to focus."""
-        step, trav = self._step
-        extra = None
-        if step is not None and self.axis_overlay.visible and self.axis_overlay.geometry is not None:
-            g = self.axis_overlay.geometry
-            extra = np.vstack([g["start"], g["end"], g["ends"]])
-        b = pair_bounds(step, trav, extra_points=extra)
-        if b is None and self._closest is not None:
-            p = np.asarray(self._closest, dtype=np.float64)
-            r = max(float(np.linalg.norm(p[1] - p[0])), 1e-3 * float(np.ptp(self._scene_box.reshape(3, 2), 1).max()))
-            b = pair_bounds(None, None, pad=0.0, extra_points=np.vstack([p - 2 * r, p + 2 * r]))
+        """Zoom to the stepper's current node pair looking across its separating axis (the
+        axis runs left-right on screen, both projected intervals and the gap visible), or
+        to the closest points when there is no pair; False when there is nothing to focus."""
+        from .render.camera import look_across
+        v = self.view3d
+        step, trav = v.step
+        if step is not None and getattr(step, "axis_dir", None) is not None:
+            ren = self.plotter.renderer
+            look_across(ren, step.axis_dir, up_hint=ren.GetActiveCamera().GetViewUp())
+            v.show_step(step, trav, up=ren.GetActiveCamera().GetViewUp())  # intervals above the pair on screen
+        b = v.focus_bounds()
         if b is None:
             self.statusBar().showMessage("nothing to focus on: step to a node pair, or measure the distance", 4000)
             return False
@@ -603,33 +960,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.request_render()
         return True
 
-    # ---- heads-up display ----------------------------------------------------------------
-    def _update_hud(self):
-        from cdcore.articulated import METHOD_LABELS
-        s = self.session
-        rec = s.record
-        if s.scene is None or rec is None:
-            return
-        mode, lo, hi = self.resolved_depth
-        depth = {"all": "all levels", "leaves": "leaves", "level": f"level {lo}", "range": f"levels {lo}-{hi}"}[mode]
-        if self.hierarchy_panel.mode.currentText() == "auto":
-            depth += " (auto)"
-        boxes = sum(t.n_nodes for t in self.tree_layers)
-        multi = any(sb.body.n_links > 1 for sb in s.scene.bodies)
-        method = f"  ·  update {METHOD_LABELS[s.method]}" if multi else ""
-        self.hud.set_info(
-            f"{s.scene.name}   frame {rec.frame} / {s.n_frames - 1}\n"
-            f"BV {s.bv}{method}  ·  test {s.exact_test}\n{depth}: {boxes:,} nodes drawn",
-            f"BV tests {rec.bv_tests:,}\ntriangle tests {rec.prim_tests:,}\n#exact {rec.n_exact}  #false {rec.n_false}"
-            f"\ncontacts {rec.contacts}" + (f"\n{rec.fps:.0f} fps" if s.playing and rec.fps > 0 else ""))
-
-    def _lighting(self):
-        """One headlight instead of pyvista's light kit: half the cost of shading the meshes
-        under software OpenGL, and boxes are drawn unlit anyway."""
-        import pyvista as pv
-        self.plotter.remove_all_lights()
-        self.plotter.add_light(pv.Light(light_type="headlight"))
-
+    # ---- rendering ------------------------------------------------------------------------
     def _render_started(self, *_):
         self._vtk_t0 = time.perf_counter()
 
@@ -649,148 +980,121 @@ class MainWindow(QtWidgets.QMainWindow):
             self._render_pending = True
             QtCore.QTimer.singleShot(0, lambda: self._render_pending and self._render_now())
 
-    def redraw(self, render: bool = True):
-        s = self.session
-        if s.scene is None or not self.mesh_layers:
-            return
-        hp = self.hierarchy_panel
-        mode, lo, hi = hp.selection()
-        hp.set_max_depth(max(t.height for t in s.trees) if s.trees else 0)
-        if mode == "auto":
-            mode, lo, hi = readable_selection(s.trees)
-        self.resolved_depth = (mode, lo, hi)
-        by = hp.color_by.currentText()
-        heats = [s.heat(i) for i in range(len(s.trees))] if by == "heat" else None
-        heat_max = max((float(h.max()) for h in heats if h.size), default=0.0) if heats else None
-        drawn = 0
-        for i, sb in enumerate(s.scene.bodies):
-            ml = self.mesh_layers[i]
-            ml.set_visible(hp.show_mesh.isChecked())
-            ml.set_opacity(hp.opacity.value() / 100.0)
-            if hp.show_mesh.isChecked():
-                ml.update(sb.link_poses[s.frame], sb.body.bvhs[0].mesh.vertices if sb.deforming else None)
-            tl = self.tree_layers[i]
-            tl.set_visible(hp.show_tree.isChecked())
-            if hp.show_tree.isChecked() and i < len(s.trees):
-                tree = s.trees[i]
-                nodes = tree.select(mode, lo, hi)
-                drawn += len(nodes)
-                # one heat scale for every tree: the colour bar's
-                tl.update(tree, nodes, colors_by=by, states=s.states[i], heat=heats[i] if heats else None,
-                          heat_max=max(heat_max, 1.0) if heats else None)
-        hp.resolved.setText({"all": "all", "leaves": "leaves", "level": f"= {lo}", "range": f"= {lo}-{hi}"}[mode]
-                            + f" ({drawn:,} nodes)")
-        if not hp.show_tree.isChecked():
-            self.hud.set_key("none")
-        elif by == "heat":
-            self.hud.set_key("heat", heat_max or 0.0, len(s._heat))
-        elif self.hud.key_mode != "state":
-            self.hud.set_key("state")
-        if render:
-            self._update_hud()
-            self.request_render()
-
+    # ---- panels' requests to the view ------------------------------------------------------
     def _draw_realign(self, wires):
-        """Realigned k-DOPs as line sets (a handful of polytopes: one actor each is fine),
-        and their colour key in the 3-D view."""
-        import pyvista as pv
-        for a in self._realign_actors:
-            self.plotter.remove_actor(a, render=False)
-        self._realign_actors = []
-        from .render.hierarchy import kdop_wireframes
-        key = []
-        for k, (label, dirs, slabs, pose, rgb) in enumerate(wires):
-            k2 = len(dirs)
-            local, edges, _ = kdop_wireframes(dirs, slabs[None, :k2], slabs[None, k2:])
-            pts = local @ pose[:3, :3].T + pose[:3, 3]
-            if len(edges) == 0:
-                continue
-            lines = np.hstack([np.full((len(edges), 1), 2), edges]).ravel()
-            poly = pv.PolyData(np.asarray(pts, dtype=np.float64), lines=lines)
-            self._realign_actors.append(self.plotter.add_mesh(
-                poly, color=[c / 255 for c in rgb], line_width=3 if k >= 2 else 2, lighting=False,
-                name=f"realign-{k}", reset_camera=False, pickable=False))
-            key.append((label, rgb))
-        self.hud.set_realign_key(key)
+        self.view3d.show_realign(wires)
         self.request_render()
 
     def _draw_closest(self, points):
-        """The two closest points and the segment between them."""
-        import pyvista as pv
-        for name in ("closest-segment", "closest-points"):
-            self.plotter.remove_actor(name, render=False)
-        self._closest = None if points is None else np.asarray(points, dtype=np.float64)
-        if points is not None:
-            p = self._closest
-            self.plotter.add_mesh(pv.Line(p[0], p[1]), color="black", line_width=4, name="closest-segment",
-                                  reset_camera=False, pickable=False, lighting=False)
-            self.plotter.add_mesh(pv.PolyData(p), color="crimson", point_size=14, render_points_as_spheres=True,
-                                  name="closest-points", reset_camera=False, pickable=False)
+        self.view3d.show_closest(points)
         self.request_render()
 
     def _on_step(self, step, traversal):
-        self._step = (step, traversal)
         if self.realign_panel.isVisible():
             self.realign_panel.show_step(step, traversal)
-        if step is None or traversal is None:
-            self.axis_overlay.hide()
-            for tl in self.tree_layers:
-                if hasattr(tl, "clear_highlight"):
-                    tl.clear_highlight()
-        else:
-            if self.tree_layers:
-                self.tree_layers[0].highlight(traversal.tree_a, step.node_a, traversal.tree_b, step.node_b)
-            if step.axis_dir is not None:
-                self.axis_overlay.show(step, traversal.tree_a, traversal.tree_b,
-                                       up=self.plotter.camera.GetViewUp())
-            else:
-                self.axis_overlay.hide()
+        self.view3d.show_step(step, traversal, up=self.plotter.camera.GetViewUp())
         self.request_render()
 
     def _highlight_triangles(self, items):
-        for body, link, tris in items:
-            if body < len(self.mesh_layers):
-                self.mesh_layers[body].highlight_triangles(link, tris)
+        self.view3d.highlight_triangles(items)
         self.request_render()
 
-    def _status(self):
+    # ---- picking ----------------------------------------------------------------------------
+    def pick_at(self, x: int, y: int):
+        """Select the node drawn at widget pixel (x, y): the stepper moves to the first
+        tested pair of the pair's traversal holding that node (switching the body pair if
+        needed) and the node is outlined. Returns (body, node) or None."""
+        v = self.view3d
+        dpr = self.plotter.interactor.devicePixelRatioF()
+        h = self.plotter.interactor.height()
+        hit = v.pick_node(int(x * dpr), int((h - y) * dpr))
         s = self.session
-        rec = s.record
-        if rec is None:
-            return
-        now = time.perf_counter()
-        if s.playing and now - getattr(self, "_status_t", 0.0) < STATUS_PERIOD:
-            return  # while playing, a text nobody can read at 60 Hz only costs repaints
-        self._status_t = now
-        text = (f"frame {rec.frame}  |  update {rec.t_update * 1e6:.0f} µs  test {rec.t_test * 1e6:.0f} µs  "
-                f"query {rec.t_query * 1e6:.0f} µs  |  #exact {rec.n_exact}  #false {rec.n_false}  "
-                f"contacts {rec.contacts}  |  " + (f"{rec.fps:.0f} fps" if s.playing and rec.fps > 0 else "paused"))
-        if s.recorder is not None:
-            text += f"  |  ● recording {s.recorder.rows} rows"
-        self.status.setText(text)
+        if hit is None or s.view is None or not s.view.trees:
+            return None
+        body, node = hit
+        tree = s.view.trees[body]
+        v.show_picked(tree, node)
+        pairs = s.scene.pairs
+        if body not in pairs[s.selected_pair]:
+            for k, (i, j) in enumerate(pairs):
+                if body in (i, j):
+                    s.select_pair(k)
+                    break
+        panel = self.stepper_panel
+        panel.reload()
+        found = panel.stepper.find_node(tree, node) if panel.stepper is not None else None
+        panel._show()
+        dock = self.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        name = s.scene.bodies[body].name
+        self.statusBar().showMessage(
+            f"picked node {node} of {name}" + (f": stepper at pair {found.index + 1} / {found.count}" if found
+                                               else ": not tested in this frame's traversal"), 8000)
+        v._legend()
+        self.request_render()
+        return hit
 
     def eventFilter(self, obj, event):
-        if obj is self.plotter.interactor and event.type() == QtCore.QEvent.Type.Resize:
-            self.hud.layout()
+        if obj is self.plotter.interactor:
+            t = event.type()
+            if t == QtCore.QEvent.Type.Resize:
+                self.hud.layout()
+            elif t == QtCore.QEvent.Type.MouseButtonPress and event.button() == QtCore.Qt.MouseButton.LeftButton:
+                self._press = event.position().toPoint()
+            elif t == QtCore.QEvent.Type.MouseButtonRelease and event.button() == QtCore.Qt.MouseButton.LeftButton:
+                p, press, self._press = event.position().toPoint(), self._press, None
+                if press is not None and (p - press).manhattanLength() <= 3:  # a click, not a rotation
+                    QtCore.QTimer.singleShot(0, lambda: guarded(self, "Pick", self.pick_at, p.x(), p.y()))
         return super().eventFilter(obj, event)
 
     # ---- persistence ------------------------------------------------------------------
     def _restore(self):
         geo = self.settings.value("geometry")
         state = self.settings.value("window_state")
-        if geo is not None:
-            self.restoreGeometry(geo)
+        if geo is None or not self.restoreGeometry(geo):
+            self.size_to_screen()
         else:
+            self._keep_on_screen()
+        self._default_layout_pending = True  # the default layout is made (and kept) once shown
+        self._saved_state = state
+
+    def size_to_screen(self) -> None:
+        """Size the window to 92 % of the screen's available area (at most 1920x1200),
+        centred: a fixed 1600x1000 put the timeline and status bar off a 1366x768 screen."""
+        scr = self.screen() or QtWidgets.QApplication.primaryScreen()
+        if scr is None:
             self.resize(1400, 900)
-        if state is None or not self.restoreState(state, LAYOUT_VERSION):
-            self._default_layout_pending = True  # sized from content once shown
-        else:
-            self._user_layout = True  # the user's own dock sizes: never re-fitted behind their back
+            return
+        a = scr.availableGeometry()
+        w, h = min(int(a.width() * 0.92), 1920), min(int(a.height() * 0.92), 1200)
+        self.resize(w, h)
+        self.move(a.x() + (a.width() - w) // 2, a.y() + (a.height() - h) // 2)
+
+    def _keep_on_screen(self) -> None:
+        scr = self.screen() or QtWidgets.QApplication.primaryScreen()
+        if scr is None:
+            return
+        a = scr.availableGeometry()
+        if self.width() > a.width() or self.height() > a.height():
+            self.resize(min(self.width(), a.width()), min(self.height(), a.height()))
 
     def reset_layout(self):
+        """The default layout: docks back in place, scene + hierarchy view (robot joints when
+        a robot is loaded) on the left, stepper raised on the right, timing at the bottom."""
+        if getattr(self, "_default_state", None) is not None:
+            self.restoreState(self._default_state, LAYOUT_VERSION)
         for d in self.findChildren(QtWidgets.QDockWidget):
             d.setFloating(False)
-            d.show()
+        self.joint_dock.setVisible(self.robot_model.body is not None)
+        self.audit_dock.setVisible(self.robot_model.body is not None)
+        for name in ("Traversal_stepper", "Timing", "Robot_joints" if self.robot_model.body is not None
+                     else "Hierarchy_view"):
+            d = self.findChild(QtWidgets.QDockWidget, name)
+            if d is not None and d.isVisible():
+                d.raise_()
+        self._user_layout = False
         self.fit_docks()
 
     def showEvent(self, event):
@@ -798,7 +1102,13 @@ class MainWindow(QtWidgets.QMainWindow):
         if getattr(self, "_default_layout_pending", False):
             self._default_layout_pending = False
             self.fit_docks()
+            self._default_state = self.saveState(LAYOUT_VERSION)
+            if self._saved_state is not None and self.restoreState(self._saved_state, LAYOUT_VERSION):
+                self._user_layout = True  # the user's own dock sizes: never re-fitted behind their back
+                self.joint_dock.setVisible(self.robot_model.body is not None)
+                self.audit_dock.setVisible(self.robot_model.body is not None)
         QtCore.QTimer.singleShot(0, self._hide_stray_tab_bars)
+        QtCore.QTimer.singleShot(0, self._update_wants)
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
@@ -811,8 +1121,11 @@ class MainWindow(QtWidgets.QMainWindow):
         self.session.stop_recording()
         if self.mesh_loader is not None:
             self.mesh_loader.cancel()  # its worker's result is dropped
+        if self.exporter is not None:
+            self.exporter.cancel()
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("window_state", self.saveState(LAYOUT_VERSION))
         self.settings.sync()
+        QtWidgets.QApplication.instance().removeEventFilter(self._edit_keys)
         self.plotter.close()
         super().closeEvent(event)

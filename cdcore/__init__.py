@@ -25,6 +25,8 @@ _EXPORTS = {
     "AXIS_NAMES": "collide", "TESTS": "collide", "BatchResult": "collide", "CollisionResult": "collide",
     "CollisionStats": "collide", "Outcome": "collide", "Trace": "collide", "collide": "collide",
     "collide_batch": "collide",
+    "FrontCache": "front",
+    "CrossCheck": "crosscheck", "crosscheck": "crosscheck",
     "DistanceResult": "distance", "distance": "distance", "distance_batch": "distance",
     "Mesh": "mesh", "load_mesh": "mesh",
     "Query": "query",

@@ -5,12 +5,16 @@ to the box's longest axis through the box's centre (the box median); a triangle 
 to the positive side when the midpoint of its projection onto the axis is greater than
 the plane's coordinate; when all fall on one side, split into two halves of (almost)
 equal size. Nodes are allocated in pre-order pairs, so children come after parents.
+
+That is the default ``split`` rule (``SPLIT_MEDIAN``); the mean split and the binned surface-area
+and volume heuristics choose the plane differently (``_build_sah``), and partition the same way.
 """
 import numpy as np
 from numba import njit
 
 from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0, RIGHT,
                       SIZE, START)
+from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
 from .bv import aabb, obb, sphere
 from .bv.dispatch import fit_node
 
@@ -36,10 +40,11 @@ def _split_key(kind, nodes_f, node, axis, verts, faces, f):
 
 
 @njit(cache=True, nogil=True)
-def build_into(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
+def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
                nodes_f, nodes_i, prim_order, depth):
     """Build the hierarchy into caller-provided arrays of ``2 m - 1`` rows (``nodes_f`` zeroed;
-    a packed tree's own views, so nothing is copied afterwards). Returns the node count."""
+    a packed tree's own views, so nothing is copied afterwards) with the split rule ``split``
+    (``_build_sah.SPLIT_*``). Returns the node count."""
     m = faces.shape[0]
     cap = 2 * m - 1
     for i in range(cap):
@@ -51,6 +56,10 @@ def build_into(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m
     stack = np.empty(cap, dtype=np.int32)
     axes_buf = np.empty((3, 3))
     work = np.empty((2, 3, 3))
+    dirs = np.empty((3, 3))  # the node's box directions (rows) for the other split rules
+    lo = np.empty((1 if split == SPLIT_MEDIAN else m, 3))
+    hi = np.empty_like(lo)
+    bins = np.empty((N_BINS, 7))
     nodes_i[0, START] = 0
     nodes_i[0, COUNT] = m
     n_nodes = 1
@@ -82,6 +91,18 @@ def build_into(kind, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m
             delta = (nodes_f[node, R0 + axis] * nodes_f[node, C0]
                      + nodes_f[node, R0 + 3 + axis] * nodes_f[node, C0 + 1]
                      + nodes_f[node, R0 + 6 + axis] * nodes_f[node, C0 + 2])
+        if split != SPLIT_MEDIAN:
+            for d in range(3):
+                for r in range(3):
+                    dirs[d, r] = nodes_f[node, R0 + 3 * r + d]
+            if split == SPLIT_MEAN:
+                delta = mean_key(dirs, axis, verts, faces, prim_order, start, count)
+            else:
+                best_axis, best_delta = binned_split(split, dirs, verts, faces, prim_order, start, count, lo, hi,
+                                                     bins)
+                if best_axis >= 0:  # else all keys coincide: the median's plane, then halves
+                    axis = best_axis
+                    delta = best_delta
         # in-place partition: negatives to the front
         i = start
         j = start + count - 1

@@ -20,6 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
 from ._layout import C0, COUNT, E0, LEFT, N_FCOLS, N_ICOLS, RIGHT, SIZE, START
 from .bv import aabb, sphere
 from .bv.kdop_angle import angle_ring_table, fit_angle_occupancy
@@ -40,8 +41,10 @@ def _write_box(nodes_f, slabs, node):
 
 
 @njit(cache=True)
-def build_kdop_tree(dirs, verts, faces, leaf_size, pad):
-    """Returns ``nodes_f`` (n, 20), ``nodes_i`` (n, 4) int32, ``prim_order`` (m,) int32,
+def build_kdop_tree(dirs, verts, faces, leaf_size, pad, split):
+    """``split``: ``_build_sah.SPLIT_*`` (median: the widest slab's midpoint, as above; mean:
+    the widest slab through the mean key; SAH/volume: binned over x, y, z with the AABB as the
+    cost box). Returns ``nodes_f`` (n, 20), ``nodes_i`` (n, 4) int32, ``prim_order`` (m,) int32,
     ``depth`` (n,) int32 and ``slabs`` (n, k)."""
     m = faces.shape[0]
     k2 = dirs.shape[0]
@@ -53,6 +56,9 @@ def build_kdop_tree(dirs, verts, faces, leaf_size, pad):
     depth = np.zeros(cap, dtype=np.int32)
     prim_order = np.arange(m).astype(np.int32)
     stack = np.empty(cap, dtype=np.int32)
+    lo = np.empty((1 if split == SPLIT_MEDIAN else m, 3))
+    hi = np.empty_like(lo)
+    bins = np.empty((N_BINS, 7))
     nodes_i[0, START] = 0
     nodes_i[0, COUNT] = m
     n_nodes = 1
@@ -72,6 +78,13 @@ def build_kdop_tree(dirs, verts, faces, leaf_size, pad):
             continue
         axis = widest_slab(slabs, node)
         delta = 0.5 * (slabs[node, axis] + slabs[node, k2 + axis])
+        if split == SPLIT_MEAN:
+            delta = mean_key(dirs, axis, verts, faces, prim_order, start, count)
+        elif split != SPLIT_MEDIAN:
+            best_axis, best_delta = binned_split(split, dirs, verts, faces, prim_order, start, count, lo, hi, bins)
+            if best_axis >= 0:
+                axis = best_axis
+                delta = best_delta
         i = start
         j = start + count - 1
         while i <= j:
@@ -143,10 +156,10 @@ def mesh_scale(vertices: np.ndarray) -> float:
     return float(max(np.abs(lo).max(), np.abs(hi).max()) + (hi - lo).max())
 
 
-def build_kdop_arrays(bv: str, vertices, faces, leaf_size: int, pad: float):
+def build_kdop_arrays(bv: str, vertices, faces, leaf_size: int, pad: float, split: int = 0):
     """(nodes_f, nodes_i, prim_order, depth, KdopData) of a new k-DOP hierarchy; the table
     data is fitted right away."""
-    nf, ni, order, depth, slabs = build_kdop_tree(KDOP_DIRS[bv], vertices, faces, leaf_size, pad)
+    nf, ni, order, depth, slabs = build_kdop_tree(KDOP_DIRS[bv], vertices, faces, leaf_size, pad, split)
     kd = KdopData(bv, slabs, mesh_scale(vertices), pad)
     _fit_table(kd, ni, order, vertices, faces)
     return nf, ni, order, depth, kd

@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _layout as L
 from ._build import build_into, refit_tree
+from ._build_sah import SPLITS
 from ._kdop import build_kdop_arrays, refit_kdop
 from ._pack import finish_header, new_pack, pack_arrays, views
 from .bv import BV_TYPES
@@ -50,7 +51,26 @@ class BVH:
         Depth of every node (root 0). Children always have larger ids than their parent.
     """
 
+    split = "median"  # the build's split rule (``build_bvh``)
+
     def __init__(self, mesh: Mesh, bv: str, leaf_size: int, nodes_f, nodes_i, prim_order, depth, kdop=None):
+        """A hierarchy from existing arrays (``build_bvh`` builds one). The structure is
+        checked first (:func:`cdcore.validate.check_structure`: child ids in range and
+        after their parents, leaf ranges and ``prim_order`` a permutation), since the query
+        kernels follow it without bounds checks; ``ValueError`` otherwise. The volumes are
+        taken as given (``check()`` tests them; ``cdcore.validate.check_volumes`` refuses)."""
+        from .validate import check_structure
+        if not isinstance(mesh, Mesh):
+            raise TypeError(f"mesh: expected cdcore.Mesh, got {type(mesh).__name__}")
+        if not isinstance(bv, str) or bv not in BV_TYPES:
+            raise ValueError(f"bv: expected one of {sorted(BV_TYPES)}, got {bv!r}")
+        nodes_i, prim_order = check_structure(nodes_i, prim_order, mesh.n_faces, None, "BVH")
+        nf = np.asarray(nodes_f)
+        if nf.dtype.kind != "f" or nf.shape != (len(nodes_i), L.N_FCOLS):
+            raise ValueError(f"BVH: nodes_f: expected float ({len(nodes_i)}, {L.N_FCOLS}), got {nf.dtype} {nf.shape}")
+        depth = np.asarray(depth)
+        if depth.shape != (len(nodes_i),):
+            raise ValueError(f"BVH: depth: expected shape ({len(nodes_i)},), got {depth.shape}")
         self.mesh = mesh
         self.bv = bv
         self.kind = BV_TYPES[bv].kind
@@ -75,7 +95,7 @@ class BVH:
 
     # ---- construction -------------------------------------------------------------
     @classmethod
-    def build(cls, mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> "BVH":
+    def build(cls, mesh: Mesh, bv: str = "aabb", leaf_size: int = 1, split: str = "median") -> "BVH":
         if not isinstance(mesh, Mesh):
             raise TypeError(f"mesh: expected cdcore.Mesh, got {type(mesh).__name__}")
         if not isinstance(bv, str) or bv not in BV_TYPES:
@@ -84,8 +104,11 @@ class BVH:
             raise TypeError(f"leaf_size: expected an int, got {type(leaf_size).__name__}")
         if leaf_size < 1:
             raise ValueError(f"leaf_size: must be >= 1, got {leaf_size}")
+        if not isinstance(split, str) or split not in SPLITS:
+            raise ValueError(f"split: expected one of {sorted(SPLITS)}, got {split!r}")
         self = cls.__new__(cls)
         self.mesh, self.bv, self.kind, self.leaf_size = mesh, bv, BV_TYPES[bv].kind, int(leaf_size)
+        self.split = split
         self._build()
         return self
 
@@ -94,7 +117,7 @@ class BVH:
         mesh, kind = self.mesh, self.kind
         if kind in L.KDOP_KINDS:
             self._set_arrays(*build_kdop_arrays(self.bv, mesh.vertices, mesh.faces, self.leaf_size,
-                                                _pad(mesh.vertices)))
+                                                _pad(mesh.vertices), SPLITS[self.split]))
             return
         m = mesh.n_faces
         cap = 2 * m - 1
@@ -108,7 +131,7 @@ class BVH:
         else:
             m1, m2, p1, p2, area = triangle_moments(v, f)
         depth = np.empty(cap, dtype=np.int32)
-        n = build_into(kind, v, f, self.leaf_size, _pad(v), m1, m2, p1, p2, area, nf, ni, po, depth)
+        n = build_into(kind, SPLITS[self.split], v, f, self.leaf_size, _pad(v), m1, m2, p1, p2, area, nf, ni, po, depth)
         if n < cap:  # leaves of several triangles: fewer nodes than the bound
             F, I = pack_arrays(kind, nf[:n], ni[:n], po, v, f)
             depth = depth[:n].copy()
@@ -154,7 +177,7 @@ class BVH:
             return cached[1]
         out = BVH.__new__(BVH)
         out.mesh = Mesh(self.mesh.vertices * s, self.mesh.faces, name=self.mesh.name)
-        out.bv, out.kind, out.leaf_size = self.bv, self.kind, self.leaf_size
+        out.bv, out.kind, out.leaf_size, out.split = self.bv, self.kind, self.leaf_size, self.split
         F = self._F.copy()
         out._set_pack(F, self._I, self.depth, None)
         out._nf[:, L.C0:L.C0 + 3] *= s
@@ -223,7 +246,7 @@ class BVH:
 
     def __repr__(self) -> str:
         return (f"BVH(bv={self.bv!r}, triangles={self.mesh.n_faces}, nodes={self.n_nodes}, "
-                f"height={self.height}, leaf_size={self.leaf_size})")
+                f"height={self.height}, leaf_size={self.leaf_size}, split={self.split!r})")
 
 
 def _read_only(a: np.ndarray) -> np.ndarray:
@@ -232,7 +255,7 @@ def _read_only(a: np.ndarray) -> np.ndarray:
     return v
 
 
-def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:
+def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1, split: str = "median") -> BVH:
     """Build a bounding-volume hierarchy top-down (van den Bergen 1998, section 2).
 
     Parameters
@@ -245,5 +268,14 @@ def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1) -> BVH:
         ``BVH.kdop``, see ``cdcore.bv.kdop``).
     leaf_size : int
         Maximum number of triangles per leaf.
+    split : {"median", "mean", "sah", "volume"}
+        How a node's triangles are divided (``cdcore._build_sah``): ``"median"`` (default, the
+        paper's) cuts the longest box axis (k-DOPs: widest slab) at the box's centre, which keeps
+        boxes cube-like; ``"mean"`` cuts the same axis at the mean triangle key, which balances
+        counts; ``"sah"`` minimises the surface-area heuristic n_L A(L) + n_R A(R) over 16 bins
+        on each of the node's three axes, which minimises the expected overlap tests against a
+        randomly placed partner; ``"volume"`` minimises n_L V(L) + n_R V(R), the same for a
+        partner much larger than the node. Leaves hold at most ``leaf_size`` triangles with
+        every rule.
     """
-    return BVH.build(mesh, bv, leaf_size)
+    return BVH.build(mesh, bv, leaf_size, split)

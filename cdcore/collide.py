@@ -114,12 +114,30 @@ class CollisionResult:
     triangle of B), sorted, all of them for ``contacts="all"``, one for ``"first"``;
     ``counts`` (N_STATS + 1,) int64 the kernel's raw counters, histogram and status
     (``cdcore._layout``; ``stats`` reads them);
-    ``t_total`` seconds in the compiled query."""
+    ``t_total`` seconds in the compiled query.
+
+    With ``geometry=True`` (``cdcore._contact`` defines them; all world coordinates, row r
+    belongs to ``pairs[r]``; ``None`` otherwise):
+
+    points : (k, 2, 3) float64
+        End points of the intersection segment of the two triangles (equal for a point
+        contact; the diameter of the overlap polygon for coplanar pairs).
+    normals : (k, 3) float64
+        Unit axis of the minimum translational penetration, oriented from A to B (moving B
+        along it by ``depths`` separates the pair). Coplanar pairs: A's face normal.
+    depths : (k,) float64
+        Translational penetration depth: the shortest translation of B that separates the
+        two triangles, the minimum overlap over the pair's 11 candidate axes (2 face normals,
+        9 edge cross products). 0 for coplanar and touching pairs.
+    ``cdcore.contacts.summarize`` gives the deepest contact and the count."""
     hit: bool
     pairs: np.ndarray
     counts: np.ndarray
     t_total: float = 0.0
     trace: Trace | None = None
+    points: np.ndarray | None = None
+    normals: np.ndarray | None = None
+    depths: np.ndarray | None = None
 
     @cached_property
     def stats(self) -> CollisionStats:
@@ -262,7 +280,8 @@ def _scaled_query(bvh_a, pose_a, bvh_b, pose_b):
 
 
 def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
-            contacts: str = "all", trace: bool = False, realign: str | None = None) -> CollisionResult:
+            contacts: str = "all", trace: bool = False, realign: str | None = None,
+            geometry: bool = False) -> CollisionResult:
     """Intersect two posed meshes through their hierarchies.
 
     Parameters
@@ -286,6 +305,10 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         k-DOPs are realigned to A's directions (``cdcore._kdop_traverse``). For k-DOPs the
         test is "slab" and trace/histogram axis ids are A's slab directions
         (``cdcore.bv.kdop.KDOP_AXIS_NAMES``).
+    geometry : bool
+        Also compute each reported pair's contact geometry (``CollisionResult.points``,
+        ``normals``, ``depths``): a post-pass over the pairs (``cdcore.contacts``), so the
+        traversal is unchanged and ``False`` costs nothing.
 
     Thread safety: any number of threads may query the same hierarchies at once; a
     hierarchy must not be refitted or rebuilt while another thread queries it.
@@ -302,7 +325,7 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
     if pa is None or pb is None:  # not a float64 (4, 4) array: converted, checked, maybe scaled
         bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
     trace = bool(trace)
-    return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b)
+    return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, bool(geometry))
 
 
 def _rigid_or_none(pose):
@@ -315,7 +338,7 @@ def _rigid_or_none(pose):
     return None
 
 
-def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b) -> CollisionResult:
+def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry=False) -> CollisionResult:
     """One compiled call. A pose the kernel refuses (``counts[STATUS]``) is either a pose with
     per-axis scale (AABB trees: run on the scaled trees, once) or an error."""
     counts = np.empty(STATUS + 1, dtype=np.int64)
@@ -340,9 +363,12 @@ def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b) -> CollisionR
         sa, ra, sb, rb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
         if sa is bvh_a and sb is bvh_b and ra is pa and rb is pb:
             raise_pose_status(int(counts[STATUS]))
-        return _run(plan, sa, ra, sb, rb, first, trace, None, None)
-    return CollisionResult(len(pairs) > 0, pairs, counts, t_total,
-                           None if rows is None else Trace.from_rows(rows))
+        return _run(plan, sa, ra, sb, rb, first, trace, None, None, geometry)
+    res = CollisionResult(len(pairs) > 0, pairs, counts, t_total, None if rows is None else Trace.from_rows(rows))
+    if geometry:  # contact geometry: a post-pass over the pairs (cdcore.contacts), only when asked
+        from .contacts import add_geometry
+        add_geometry(res, bvh_a, pa, bvh_b, pb)
+    return res
 
 
 # Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB

@@ -93,6 +93,10 @@ class DistanceResult:
     an error bound, within it of the minimum). ``pair``: (triangle of A, triangle of B)
     realising it. ``points`` (2, 3): the closest points in world coordinates, on A's
     and on B's triangle (equal up to rounding when intersecting: a witness point).
+    Checked by ``cdcore.witness.check_witness`` (tests/test_witness.py): ``distance ==
+    witness_gap`` (= |points[1] - points[0]|) to rounding, each point lies on its
+    triangle of ``pair`` (so on its mesh's surface), and an exact query's ``distance``
+    equals the brute-force minimum over all triangle pairs.
 
     ``stats`` (``CollisionStats``, the counters of ``collide``): ``bv_tests`` bound
     evaluations (node pairs, and leaf triangle pairs' plane bounds), ``prim_tests`` exact
@@ -105,6 +109,11 @@ class DistanceResult:
     points: np.ndarray
     stats: CollisionStats
     trace: DistanceTrace | None = None
+
+    @property
+    def witness_gap(self) -> float:
+        """|points[1] - points[0]|: equals ``distance`` to rounding (a checked invariant)."""
+        return float(np.linalg.norm(self.points[1] - self.points[0]))
 
 
 def _check_err(value, name):

@@ -95,61 +95,133 @@ def save_query(path, bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = 
     path = os.fspath(path)
     if not path.endswith(".npz"):
         path += ".npz"
-    np.savez_compressed(path, **data)
+    from .npz_io import atomic_write_bytes
+    atomic_write_bytes(path, lambda fh: np.savez_compressed(fh, **data))
     return answer
 
 
-def load_query(path) -> SavedQuery:
+#: The most bytes a query file's arrays may declare (checked from their headers before
+#: anything is decompressed): two meshes of about a million triangles with their trees.
+MAX_QUERY_BYTES = 2**30
+_SIDE_KEYS = ("vertices", "faces", "name", "nodes_f", "nodes_i", "prim_order", "depth")
+_READ_KEYS = set(_KEYS) | {"realign", "expected", "answer"} | {f"{s}_{k}" for s in "ab" for k in _SIDE_KEYS}
+
+
+def _declared_shapes(where):
+    """Refuse inconsistent declared shapes before any array is decompressed."""
+    def check(members):
+        for key in ("format", "version", "bv_a", "bv_b", "leaf_a", "leaf_b", "test", "note", "realign", "expected",
+                    "a_name", "b_name"):
+            if key in members and members[key].shape != ():
+                raise ValueError(f"{where}: {key}: expected a single value, got shape {members[key].shape}")
+        for side in "ab":
+            faces = members.get(f"{side}_faces")
+            if faces is None or len(faces.shape) != 2:
+                continue  # reported with the mesh, after reading
+            m = faces.shape[0]
+            for k, cols in (("nodes_f", 20), ("nodes_i", 4)):
+                mem = members.get(f"{side}_{k}")
+                if mem is not None and (len(mem.shape) != 2 or mem.shape[0] > max(2 * m - 1, 1)
+                                        or mem.shape[1] != cols):
+                    raise ValueError(f"{where}: {side}_{k}: shape {mem.shape} does not fit a tree over {m} triangles")
+    return check
+
+
+def _text(d, key, where, default=None) -> str:
+    if key not in d:
+        if default is None:
+            raise ValueError(f"{where}: {key}: missing")
+        return default
+    a = d[key]
+    if a.dtype.kind != "U" or a.shape != ():
+        raise ValueError(f"{where}: {key}: expected a string, got {a.dtype} of shape {a.shape}")
+    return str(a)
+
+
+def _integer(d, key, where, lo, hi, default=None) -> int:
+    if key not in d:
+        if default is None:
+            raise ValueError(f"{where}: {key}: missing")
+        return default
+    a = d[key]
+    if a.dtype.kind not in "iu" or a.shape != ():
+        raise ValueError(f"{where}: {key}: expected an integer, got {a.dtype} of shape {a.shape}")
+    v = int(a)
+    if not lo <= v <= hi:
+        raise ValueError(f"{where}: {key}: expected {lo}..{hi}, got {v}")
+    return v
+
+
+def load_query(path, max_bytes: int = MAX_QUERY_BYTES) -> SavedQuery:
     """Read a query written by :func:`save_query`.
 
+    A file is data from outside: its declared array sizes are bounded (``max_bytes``,
+    default ``MAX_QUERY_BYTES``) before anything is decompressed, every field is checked
+    for its type and shape, and a stored tree (a refitted one) is validated before any
+    kernel sees it (:func:`cdcore.validate.validate_tree`: child ids in range and after
+    their parents, leaf ranges and ``prim_order`` a permutation, volumes finite and
+    enclosing their triangles).
+
     Raises ``FileNotFoundError`` for a missing file and ``ValueError`` naming the file and
-    the field for anything else (not an npz, another format, missing or malformed arrays).
+    the field for anything else (not an npz, another format, missing or malformed arrays,
+    a broken tree, more than ``max_bytes`` declared).
     """
+    from .npz_io import read_npz
+    from .validate import validate_tree
+
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"query file not found: {path}")
     where = os.path.basename(path)
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            d = {k: z[k] for k in z.files}
-    except Exception as exc:  # zip and format errors of every kind
-        raise ValueError(f"{where}: not a readable .npz ({type(exc).__name__}: {exc})") from None
+    d = read_npz(path, _READ_KEYS, max_bytes, check=_declared_shapes(where), where=where)
     missing = [k for k in _KEYS if k not in d]
-    if "format" in d and str(d["format"]) != FORMAT:
-        raise ValueError(f"{where}: not a cdcore query (format {str(d['format'])!r})")
+    if "format" in d and (d["format"].dtype.kind != "U" or str(d["format"]) != FORMAT):
+        raise ValueError(f"{where}: not a cdcore query (format {str(d['format'])[:80]!r})")
     if missing:
         raise ValueError(f"{where}: not a cdcore query: missing {missing}")
-    if int(d["version"]) > VERSION:
-        raise ValueError(f"{where}: query format version {int(d['version'])} is newer than this cdcore ({VERSION})")
+    version = _integer(d, "version", where, 0, 2**31 - 1)
+    if version > VERSION:
+        raise ValueError(f"{where}: query format version {version} is newer than this cdcore ({VERSION})")
     bvhs = []
     for side in ("a", "b"):
-        bv = str(d[f"bv_{side}"])
+        bv = _text(d, f"bv_{side}", where)
         if bv not in BV_TYPES:
-            raise ValueError(f"{where}: bv_{side}: unknown bounding-volume type {bv!r}")
+            raise ValueError(f"{where}: bv_{side}: unknown bounding-volume type {bv[:80]!r}")
+        leaf = _integer(d, f"leaf_{side}", where, 1, 2**31 - 1)
         try:
-            mesh = Mesh(d[f"{side}_vertices"], d[f"{side}_faces"], name=str(d.get(f"{side}_name", side)))
+            mesh = Mesh(d[f"{side}_vertices"], d[f"{side}_faces"], name=_text(d, f"{side}_name", where, side))
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{where}: mesh {side}: {exc}") from None
-        bvh = build_bvh(mesh, bv, int(d[f"leaf_{side}"]))
-        saved = [d.get(f"{side}_{k}") for k in ("nodes_f", "nodes_i", "prim_order", "depth")]
-        if bvh.kdop is None and all(x is not None for x in saved):
-            nf, ni, po, depth = saved
-            if nf.shape != bvh.nodes_f.shape or ni.shape != bvh.nodes_i.shape or po.shape != bvh.prim_order.shape:
-                raise ValueError(f"{where}: the saved tree of mesh {side} does not match its mesh")
-            if not (np.array_equal(nf, bvh.nodes_f) and np.array_equal(ni, bvh.nodes_i)):
-                bvh = BVH(mesh, bv, bvh.leaf_size, np.ascontiguousarray(nf, np.float64),
-                          np.ascontiguousarray(ni, np.int32), np.ascontiguousarray(po, np.int32),
-                          np.ascontiguousarray(depth, np.int32))
+        bvh = build_bvh(mesh, bv, leaf)
+        saved = [d.get(f"{side}_{k}") for k in ("nodes_f", "nodes_i", "prim_order")]
+        present = [x is not None for x in saved]
+        if any(present) and not all(present):
+            raise ValueError(f"{where}: the saved tree of mesh {side} is incomplete (nodes_f, nodes_i and prim_order "
+                             f"go together)")
+        if bvh.kdop is None and all(present):
+            try:
+                nf, ni, po, depth = validate_tree(bvh.kind, saved[0], saved[1], saved[2], mesh.vertices, mesh.faces,
+                                                  leaf, where=f"saved tree of mesh {side}")
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{where}: {exc}") from None
+            if not (np.array_equal(nf, bvh.nodes_f) and np.array_equal(ni, bvh.nodes_i)
+                    and np.array_equal(po, bvh.prim_order)):
+                bvh = BVH(mesh, bv, leaf, nf, ni, po, depth)
         bvhs.append(bvh)
     try:
         pa, pb = as_pose(d["pose_a"], "pose_a"), as_pose(d["pose_b"], "pose_b")
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{where}: {exc}") from None
     ans = d.get("answer", np.array([-1, -1, -1]))
-    exp = int(d.get("expected", np.array(-1)))
-    return SavedQuery(bvhs[0], pa, bvhs[1], pb, str(d["test"]) or None, str(d.get("realign", "")) or None,
-                      str(d["note"]), {"hit": bool(ans[0]), "pairs": int(ans[1]), "bv_tests": int(ans[2])},
+    if ans.dtype.kind not in "iu" or ans.shape != (3,):
+        raise ValueError(f"{where}: answer: expected 3 integers (hit, pairs, bv_tests), got {ans.dtype} "
+                         f"of shape {ans.shape}")
+    exp = _integer(d, "expected", where, -1, 1, -1)
+    test = _text(d, "test", where) or None
+    realign = _text(d, "realign", where, "") or None
+    return SavedQuery(bvhs[0], pa, bvhs[1], pb, test, realign, _text(d, "note", where),
+                      {"hit": bool(ans[0]), "pairs": int(ans[1]), "bv_tests": int(ans[2])},
                       None if exp < 0 else bool(exp), os.path.abspath(path))
 
 
-__all__ = ["SavedQuery", "load_query", "save_query"]
+__all__ = ["SavedQuery", "load_query", "save_query", "MAX_QUERY_BYTES"]

@@ -1,4 +1,5 @@
 import os
+import tempfile
 
 import numpy as np
 import pytest
@@ -7,7 +8,14 @@ import pytest
 from hypothesis import settings
 
 settings.register_profile("cdcore", deadline=None, max_examples=60, derandomize=True)
+# HYPOTHESIS_PROFILE=coverage: kernel line coverage under NUMBA_DISABLE_JIT=1 (pure Python, ~100x slower)
+settings.register_profile("coverage", deadline=None, max_examples=8, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "cdcore"))
+
+# Tests never read or write the user's settings (the app's QSettings live under
+# $XDG_CONFIG_HOME): every test run gets its own, set before any QApplication exists, and
+# the subprocesses the tests start inherit it.
+os.environ["XDG_CONFIG_HOME"] = tempfile.mkdtemp(prefix="bvh-tests-config-")
 
 
 @pytest.fixture

@@ -105,7 +105,7 @@ def test_recording_writes_header_rows_and_sidecar(session, tmp_path):
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     assert [int(r["frame"]) for r in rows] == list(range(25))
-    assert all(float(r["t_total_ms"]) >= 0 for r in rows)
+    assert all(float(r["t_total_us"]) >= 0 for r in rows)
 
 
 def test_recording_to_a_bad_path_raises_oserror(session, tmp_path):

@@ -51,7 +51,7 @@ class FullDisk:
 
 
 def _row(k):
-    return {c: (k if c == "frame" else 1.25 * k if c.endswith("_ms") else "x y") for c in COLUMNS}
+    return {c: (k if c == "frame" else 1.25 * k if c.endswith("_us") else "x y") for c in COLUMNS}
 
 
 def _assert_complete(path, rows):

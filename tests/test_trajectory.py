@@ -69,7 +69,7 @@ def test_bad_npz_and_paths(body, tmp_path):
     with pytest.raises(ValueError, match="frames, 3"):
         load_trajectory(p, body)
     np.savez(p, q=np.array([["a"]]), joint_names=np.array(["left_turn"]))
-    with pytest.raises(TypeError, match="dtype"):
+    with pytest.raises(ValueError, match="dtype"):
         load_trajectory(p, body)
     with pytest.raises(FileNotFoundError):
         load_trajectory(tmp_path / "none.csv", body)

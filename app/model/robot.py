@@ -19,6 +19,7 @@ from cdcore.scenes.scene import scene_from_spec
 from .signals import Signal
 
 ROBOT_FRAMES = 600
+SCENE_DT = 1.0 / 30.0  # a robot scene's clock (trajectories with times are resampled on it)
 
 
 def robot_spec(urdf: str, package_dirs=(), trajectory: str | None = None, frames: int = ROBOT_FRAMES,
@@ -32,7 +33,7 @@ def robot_spec(urdf: str, package_dirs=(), trajectory: str | None = None, frames
     if trajectory:
         body["motion"] = {"joints": {"type": "trajectory", "file": os.path.abspath(trajectory)}}
     return {"name": f"robot: {os.path.basename(urdf)}", "kind": "articulated", "frames": int(frames),
-            "dt": 1.0 / 30.0, "description": f"{urdf}" + (f" with {trajectory}" if trajectory else ""),
+            "dt": SCENE_DT, "description": f"{urdf}" + (f" with {trajectory}" if trajectory else ""),
             "bodies": [body], "pairs": [[0, 0]]}
 
 
@@ -63,7 +64,10 @@ def open_robot(session, urdf: str, package_dirs=(), trajectory: str | None = Non
     body = load_urdf(urdf, list(package_dirs))  # raises the typed errors before any scene is made
     n = frames
     if trajectory and n is None:
-        n = load_trajectory(trajectory, body).frames
+        tr = load_trajectory(trajectory, body)
+        n = tr.frames
+        if tr.times is not None:  # played on the scene's clock: as many frames as its duration needs
+            n = int(np.floor((float(tr.times[-1]) - float(tr.times[0])) / SCENE_DT + 1e-9)) + 1
     spec = robot_spec(urdf, package_dirs, trajectory, n or ROBOT_FRAMES, srdf=srdf)
     session.load_built_scene(_default_motion(spec))
     session.robot_source = {"urdf": urdf, "package_dirs": list(package_dirs), "srdf": srdf}
@@ -144,6 +148,13 @@ class RobotModel:
         self.changed.emit()
 
     def _on_frame(self, *_):
+        # while playing, the joint panel is a read-out: the window refreshes it at <= 10 Hz
+        # (``refresh``); every frame it repainted the dock's sliders and list
+        if not self.session.playing:
+            self.changed.emit()
+
+    def refresh(self) -> None:
+        """Announce the current frame's joints and contacts (the window's read-out tick)."""
         self.changed.emit()
 
     @property
@@ -156,7 +167,10 @@ class RobotModel:
 
     @property
     def limits(self) -> np.ndarray:
-        return np.zeros((0, 2)) if self.body is None else self.body.limits
+        """The sliders' ranges: the joint limits, with "unbounded" ones (inf, +-1e308,
+        whose range overflows) replaced as for sampling (``sampling_limits``)."""
+        from cdcore.articulated.trajectory import sampling_limits
+        return np.zeros((0, 2)) if self.body is None else sampling_limits(self.body)
 
     def q(self) -> np.ndarray:
         """Joint values (n_dofs,) at the current frame."""
@@ -192,7 +206,7 @@ class RobotModel:
         """(kind, a, b) of the current frame: kind "self" for link pairs of the robot,
         else the other body's name; a and b name links (or bodies)."""
         s, res = self.session.scene, self.session.result
-        if self.index is None or res is None:
+        if self.index is None or res is None or len(res.pairs) != len(s.pairs):
             return []
         out = []
         r = self.index

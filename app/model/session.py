@@ -6,16 +6,17 @@ from __future__ import annotations
 import os
 import time
 from collections import deque
-from dataclasses import dataclass
 
 import numpy as np
 
 from cdcore import BV_TYPES, collide, load_mesh
+from cdcore.collide import CollisionStats
 from cdcore import layout as L
 from cdcore.articulated import BODY_TESTS, UPDATE_METHODS, collide_bodies
 from cdcore.scenes import SceneRunner, list_scenes, load_scene, rigid_scene
 from cdcore.scenes.scene import SCENE_DIR
 
+from .frame_view import FrameRecord, FrameView
 from .recorder import Recorder, RecorderError
 from .signals import Signal
 from .stepper import Stepper
@@ -37,23 +38,6 @@ def family_of(bv: str) -> str:
     return "aabb" if BV_TYPES[bv].kind == L.KIND_AABB else "obb"
 
 
-@dataclass
-class FrameRecord:
-    """One computed frame for the plots, the counters and the recorder (times in s)."""
-    frame: int
-    t_update: float
-    t_test: float
-    t_query: float
-    t_total: float
-    bv_tests: int
-    prim_tests: int
-    n_exact: int
-    n_false: int
-    contacts: int
-    t_render: float = 0.0
-    fps: float = 0.0
-
-
 class Session:
     """Everything the app shows. ``goto(frame)`` computes a frame (timed, as the bench
     does) then, untimed, the traces that colour the trees; ``commit(t_render)`` records
@@ -62,7 +46,7 @@ class Session:
 
     def __init__(self):
         self.scene_changed = Signal()      # ()
-        self.frame_changed = Signal()      # (FrameRecord)
+        self.frame_changed = Signal()      # (FrameView): the one per-frame message to the views
         self.settings_changed = Signal()   # ()
         self.recording_changed = Signal()  # (bool)
         self.recording_failed = Signal()   # (message): a write error stopped the recording
@@ -93,6 +77,12 @@ class Session:
         self.compare = None  # CompareModel, when on
         self.source_meshes: list[str] = []
         self.reload = None  # the builder of a scene made in code (robot, saved query)
+        # what the shown views need beyond the engine's results (set by the window from what
+        # is visible): "trace" re-runs the pairs traced for the node states and the stepper,
+        # "heat" sums the node tests over the last frames
+        self.wants = {"trace": True, "heat": False}
+        self.scene_id = 0
+        self.view: FrameView | None = None
 
     # ---- scenes -----------------------------------------------------------------
     @staticmethod
@@ -196,6 +186,11 @@ class Session:
         self._heat.clear()
         self.frame = 0
         self.playing = False
+        # nothing of the previous scene may be seen by a listener of scene_changed (a robot
+        # panel pairing the new scene's pairs with the old result raised IndexError)
+        self.result = self.record = self.view = None
+        self.trees, self.states, self.traversals = [], [], []
+        self.scene_id += 1
         self._make_runner()
         self.scene_changed.emit()
         self.goto(0)
@@ -301,23 +296,60 @@ class Session:
         return self.scene.frames if self.scene is not None else 0
 
     def goto(self, frame: int) -> FrameRecord:
-        """Compute ``frame`` (clamped to the scene) and announce it."""
+        """Compute ``frame`` (clamped to the scene) and announce its ``FrameView``."""
         if self.scene is None:
             raise ValueError("no scene loaded")
+        from .compile_watch import compile_count
         frame = int(min(max(frame, 0), self.scene.frames - 1))
+        compiles = compile_count()
+        t0 = time.perf_counter()
         res = self.runner.step(frame)
+        t1 = time.perf_counter()
         self.frame = frame
         self.result = res
-        self.record = FrameRecord(frame, res.t_update, res.t_test, res.t_query, res.t_total, res.bv_tests,
-                                  res.prim_tests, res.n_exact, res.n_false, res.contacts)
+        stats = CollisionStats(bv_tests=res.bv_tests, prim_tests=res.prim_tests,
+                               false_alarms=sum(p.exact.false_alarms for p in res.pairs))
+        self.record = FrameRecord(frame, res.t_update, res.t_test, res.t_query, res.t_total, stats, res.n_exact,
+                                  res.n_false, res.contacts, t_engine=t1 - t0,
+                                  warm=compile_count() == compiles)
         if self.compare is not None:
             self.compare.step(frame)
-        if self.visuals:
+        if self.visuals and self.wants.get("trace", True):
             self._compute_visuals()
-        self.frame_changed.emit(self.record)
+        else:
+            self.trees, self.states, self.traversals = [], [], []
+        self.view = self._make_view()
+        self.record.t_model = time.perf_counter() - t1
+        self.frame_changed.emit(self.view)
         if not self.deferred_commit:
             self.commit(0.0)
         return self.record
+
+    def _make_view(self) -> FrameView:
+        s, f = self.scene, self.frame
+        heat = None
+        if self.wants.get("heat") and self.trees:
+            heat = tuple(self.heat(i) for i in range(len(self.trees)))
+        contact_links: dict = {}
+        for (i, j), pr in zip(s.pairs, self.result.pairs):
+            for li, lj in pr.contacts.tolist():
+                contact_links.setdefault(i, set()).add(li)
+                contact_links.setdefault(j, set()).add(lj)
+        return FrameView(
+            frame=f, n_frames=s.frames, scene_name=s.name, scene_id=self.scene_id, record=self.record,
+            result=self.result, link_poses=tuple(sb.link_poses[f] for sb in s.bodies),
+            vertices=tuple(sb.body.bvhs[0].mesh.vertices if sb.deforming else None for sb in s.bodies),
+            trees=tuple(self.trees), states=tuple(self.states), heat=heat, heat_frames=len(self._heat),
+            traversals=tuple(self.traversals), contact_links={k: sorted(v) for k, v in contact_links.items()},
+            selected_pair=self.selected_pair, playing=self.playing,
+            settings={"bv": self.bv, "method": self.method, "test": self.test, "exact_test": self.exact_test,
+                      "realign": self.kdop_realign},
+            contacts=self.frame_contacts() if self.wants.get("contacts") else None)
+
+    def frame_contacts(self):
+        """The current frame's contact geometry (``app.model.contacts``)."""
+        from .contacts import frame_contacts
+        return frame_contacts(self.scene, self.result, self.frame, test=self.exact_test, realign=self.kdop_realign)
 
     def step(self, delta: int = 1) -> FrameRecord:
         return self.goto(self.frame + delta)
@@ -338,13 +370,16 @@ class Session:
         """The next committed frame starts a new fps measurement (it gets no fps itself)."""
         self._last_commit = None
 
-    def commit(self, t_render: float) -> None:
-        """The current frame has been drawn (``t_render`` s): history, fps and recording."""
+    def commit(self, t_render: float, t_draw: float = 0.0) -> None:
+        """The current frame has been drawn: ``t_render`` s in the 3-D view's render (the
+        last one), ``t_draw`` s updating its actors. History, fps, the frame-time breakdown
+        and recording."""
         rec = self.record
         if rec is None:
             return
         now = time.perf_counter()
         rec.t_render = t_render
+        rec.t_draw = t_draw
         # fps is the playback loop's rate: only between two frames committed while playing
         # (a step, a scrub or the first frame after a pause measures the user, not the loop)
         rec.fps = 0.0
@@ -352,6 +387,9 @@ class Session:
             if self._last_commit is not None:
                 dt = now - self._last_commit
                 rec.fps = 1.0 / dt if dt > 0 else 0.0
+                rec.t_frame = dt
+                # the rest of the period: Qt's event processing, widget updates and painting
+                rec.t_qt = max(dt - rec.t_engine - rec.t_model - rec.t_draw - rec.t_render, 0.0)
             self._last_commit = now
         else:
             self._last_commit = None
@@ -367,15 +405,25 @@ class Session:
                 self.recording_changed.emit(False)
                 self.recording_failed.emit(self.record_error)
 
+    def warm_history(self) -> list:
+        """The recorded frames that paid no kernel compile (what plots and totals use)."""
+        return [r for r in self.history if r.warm]
+
     def csv_row(self, rec: FrameRecord) -> dict:
+        """One recording row (``recorder.COLUMNS``): times in µs like the window shows them."""
         s = self.scene
         pairs = " ".join(f"{s.bodies[i].name}/{s.bodies[j].name}" for i, j in s.pairs)
-        return {"frame": rec.frame, "scene": s.name, "body pair": pairs, "bv": self.bv,
-                "update method": self.method, "test": self.test, "t_update_ms": rec.t_update * 1e3,
-                "t_test_ms": rec.t_test * 1e3, "t_query_ms": rec.t_query * 1e3, "t_total_ms": rec.t_total * 1e3,
-                "bv_tests": rec.bv_tests, "prim_tests": rec.prim_tests, "n_exact": rec.n_exact,
-                "n_false": rec.n_false, "contacts": rec.contacts, "t_render_ms": rec.t_render * 1e3,
-                "fps": rec.fps if rec.fps > 0 else ""}  # empty: not measured (first frame, paused)
+        us = 1e6
+        row = {"frame": rec.frame, "scene": s.name, "body_pairs": pairs, "bv": self.bv,
+               "update_method": self.method, "test": self.test, "bv_tests": rec.bv_tests,
+               "prim_tests": rec.prim_tests, "n_exact": rec.n_exact, "n_false": rec.n_false,
+               "contacts": rec.contacts, "warm": int(rec.warm),
+               "fps": rec.fps if rec.fps > 0 else ""}  # empty: not measured (first frame, paused)
+        for key in ("t_update", "t_test", "t_query", "t_total", "t_engine", "t_model", "t_draw", "t_render"):
+            row[key + "_us"] = getattr(rec, key) * us
+        for key in ("t_qt", "t_frame"):  # only measured between two frames of playback
+            row[key + "_us"] = getattr(rec, key) * us if rec.t_frame > 0 else ""
+        return row
 
     # ---- recording ------------------------------------------------------------------
     def start_recording(self, path: str) -> None:

@@ -82,6 +82,21 @@ class Stepper:
     def run_to_end(self) -> Step | None:
         return self.goto(self.count - 1)
 
+    def find_node(self, tree, node: int) -> Step | None:
+        """Go to the first tested pair that involves ``node`` of ``tree`` (the traversal's
+        tree A or B, matched by identity or by body and level); None (and no move) when the
+        traversal never tested it."""
+        tr = self.t.trace
+        hits = np.zeros(0, dtype=np.int64)
+        for side, t in (("a", self.t.tree_a), ("b", self.t.tree_b)):
+            same = t is tree or (t.body == tree.body and t.level == tree.level and t.link == tree.link)
+            if same:
+                col = tr.node_a if side == "a" else tr.node_b
+                hits = np.union1d(hits, np.flatnonzero(np.asarray(col) == int(node)))
+        if not len(hits):
+            return None
+        return self.goto(int(hits[0]))
+
     @property
     def at_end(self) -> bool:
         return self.index >= self.count - 1

@@ -1,16 +1,13 @@
 """The 3-D view's heads-up display, drawn by VTK so screenshots and exported frames carry
 it: what is shown (scene, frame, BV type, update method, test, depth), the frame's
-counters, the colour key of the active colouring (node states, or a heat colour bar with
-its scale), the k-DOP realignment view's key, and a centred busy message (compiling).
+counters, the colour key of the active colouring (node states, or heat levels with their
+counts), a legend of the view's other colours, the k-DOP realignment view's key, and a centred busy message (compiling).
 
 Text actors are created once and only get ``SetInput`` / visibility per frame (a few µs).
 Positions are in pixels from the view's corners, so nothing scales with the window.
 """
 from __future__ import annotations
 
-import numpy as np
-from vtkmodules.vtkCommonCore import vtkLookupTable
-from vtkmodules.vtkRenderingAnnotation import vtkScalarBarActor
 from vtkmodules.vtkRenderingCore import vtkTextActor
 
 from .colors import HEAT_CMAP, STATE_COLORS, STATE_LABELS, colormap_table, to_float
@@ -42,7 +39,13 @@ def _text_actor(size=FONT, color=(0.1, 0.1, 0.1), bold=False, background=0.75, j
 class ViewHud:
     """``plotter``: a pyvista ``Plotter`` / ``QtInteractor``. Call ``layout()`` when the
     view is resized (anchors the corner blocks), ``set_info`` per frame, ``set_key`` when
-    the colouring changes. Never renders."""
+    the colouring changes, ``set_legend`` for the other colours in the view (stepper pair,
+    links in contact, separating axis, closest points). Never renders.
+
+    Every key row is a coloured swatch and a dark label: text drawn in a
+    light colour (yellow heat, light grey) is unreadable on the white background."""
+
+    HEAT_ROWS = 5
 
     def __init__(self, plotter, name: str = "hud"):
         self.plotter = plotter
@@ -53,25 +56,44 @@ class ViewHud:
         self.busy.SetVisibility(False)
         self.state_title = _text_actor(bold=True, vertical="bottom")
         self.state_title.SetInput("Node state")
-        self.state_rows = []
-        for label, rgb in zip(STATE_LABELS, STATE_COLORS):
-            a = _text_actor(color=to_float(rgb), bold=True, vertical="bottom")
-            a.SetInput(f"\u25a0 {label}")
-            self.state_rows.append(a)
-        self.heat_bar = self._make_heat_bar()
+        self.state_rows = [self._row(label, rgb) for label, rgb in zip(STATE_LABELS, STATE_COLORS)]
+        self.heat_title = _text_actor(bold=True, vertical="bottom")
+        table = colormap_table(HEAT_CMAP)
+        self._heat_table = table
+        self.heat_rows = [self._row("", table[int(round(k / (self.HEAT_ROWS - 1) * (len(table) - 1)))])
+                          for k in range(self.HEAT_ROWS)]
+        self.heat_rows.append(self._row("never tested", STATE_COLORS[0]))
+        self.legend_rows: list = []
         self.realign_rows: list = []
         self._mode = "state"
         self.heat_max = 0.0
-        for k, a in enumerate([self.info, self.counters, self.busy, self.state_title, *self.state_rows,
-                               self.heat_bar]):
+        self.heat_labels: list[str] = []
+        actors = [self.info, self.counters, self.busy, self.state_title, self.heat_title]
+        for sw, lab in self.state_rows + self.heat_rows:
+            actors += [sw, lab]
+        for k, a in enumerate(actors):
             plotter.add_actor(a, reset_camera=False, name=f"{name}-{k}", pickable=False, render=False)
+        self._n_fixed = len(actors)
         self.set_key("state")
         self.layout()
 
+    @staticmethod
+    def _row(label, rgb):
+        # the swatch: a glyph drawn in its colour on a background of the same colour (VTK's
+        # built-in fonts have no U+25A0 square: the old "\u25a0 label" drew the label only)
+        sw = _text_actor(color=to_float(rgb), bold=True, vertical="bottom", background=1.0)
+        sw.GetTextProperty().SetBackgroundColor(*to_float(rgb))
+        sw.SetInput("MM")
+        lab = _text_actor(vertical="bottom", background=0.0)
+        lab.SetInput(label)
+        return sw, lab
+
     # ---- content ---------------------------------------------------------------------
     def set_info(self, text: str, counters: str = "") -> None:
-        self.info.SetInput(text)
-        self.counters.SetInput(counters)
+        if self.info.GetInput() != text:  # an unchanged text costs no new texture
+            self.info.SetInput(text)
+        if self.counters.GetInput() != counters:
+            self.counters.SetInput(counters)
         self.counters.SetVisibility(bool(counters))
 
     def set_busy(self, text: str | None) -> None:
@@ -82,17 +104,49 @@ class ViewHud:
             self.layout()
 
     def set_key(self, mode: str, heat_max: float = 0.0, heat_frames: int = 0) -> None:
-        """The colour key: ``"state"`` (the five node states), ``"heat"`` (a colour bar from
-        0 to ``heat_max`` tests over ``heat_frames`` frames) or ``"none"``."""
+        """The colour key: ``"state"`` (the five node states), ``"heat"`` (node tests from 0
+        to ``heat_max`` over ``heat_frames`` frames, five levels) or ``"none"``."""
+        changed = mode != self._mode
         self._mode = mode
-        for a in (self.state_title, *self.state_rows):
+        for a in (self.state_title, *(x for row in self.state_rows for x in row)):
             a.SetVisibility(mode == "state")
-        self.heat_bar.SetVisibility(mode == "heat")
+        for a in (self.heat_title, *(x for row in self.heat_rows for x in row)):
+            a.SetVisibility(mode == "heat")
         if mode == "heat":
             self.heat_max = float(max(heat_max, 1.0))
-            self.heat_bar.GetLookupTable().SetTableRange(0.0, self.heat_max)
-            self.heat_bar.SetTitle(f"node tests\n(last {heat_frames} frames)" if heat_frames else "node tests")
+            title = f"Node tests (last {heat_frames} frames)" if heat_frames else "Node tests"
+            if self.heat_title.GetInput() != title:
+                self.heat_title.SetInput(title)
+            self.heat_labels = []
+            for k in range(self.HEAT_ROWS):
+                v = self.heat_max * k / (self.HEAT_ROWS - 1)
+                text = f"{v:,.0f}" if k else "1"
+                self.heat_labels.append(text)
+                if self.heat_rows[k][1].GetInput() != text:
+                    self.heat_rows[k][1].SetInput(text)
+        if changed:
+            self.layout()
+
+    def set_legend(self, entries) -> None:
+        """The other colours in the view: [(label, uint8 RGB)] (drawn above the key)."""
+        if [(r[1].GetInput(), r[2]) for r in self.legend_rows] == [(label, tuple(int(c) for c in rgb))
+                                                                   for label, rgb in entries]:
+            return
+        for sw, lab, _ in self.legend_rows:
+            self.plotter.remove_actor(sw, render=False)
+            self.plotter.remove_actor(lab, render=False)
+        self.legend_rows = []
+        for k, (label, rgb) in enumerate(entries):
+            sw, lab = self._row(label, rgb)
+            self.plotter.add_actor(sw, reset_camera=False, name=f"{self.name}-legend-s{k}", pickable=False,
+                                   render=False)
+            self.plotter.add_actor(lab, reset_camera=False, name=f"{self.name}-legend-l{k}", pickable=False,
+                                   render=False)
+            self.legend_rows.append((sw, lab, tuple(int(c) for c in rgb)))
         self.layout()
+
+    def legend_labels(self) -> list[str]:
+        return [lab.GetInput() for _, lab, _ in self.legend_rows]
 
     def set_realign_key(self, entries) -> None:
         """``entries``: [(label, uint8 RGB)] of the realignment wires drawn ([]: none)."""
@@ -115,20 +169,25 @@ class ViewHud:
     # ---- placement -------------------------------------------------------------------
     def layout(self) -> None:
         w, h = self._size()
-        line = int(FONT * 1.45)
+        line = int(FONT * 1.5)
         self.info.SetPosition(PAD, h - PAD)
         self.counters.SetPosition(w - PAD, h - PAD)
         self.busy.SetPosition(w // 2, h // 2)
-        # bottom-left: the colour key, stacked upwards
+        # bottom-left, stacked upwards: the colour key (states or heat), then the legend
         y = PAD
-        for a in reversed(self.state_rows):
-            a.SetPosition(PAD, y)
+        swatch = 2 * FONT + 8
+        rows = self.state_rows if self._mode == "state" else self.heat_rows if self._mode == "heat" else []
+        for sw, lab in reversed(rows):
+            sw.SetPosition(PAD, y)
+            lab.SetPosition(PAD + swatch, y)
             y += line
-        self.state_title.SetPosition(PAD, y)
-        bar = self.heat_bar
-        bar.GetPositionCoordinate().SetValue(PAD, PAD)
-        bar.SetWidth(70)
-        bar.SetHeight(min(220, max(120, h // 3)))
+        if rows:
+            (self.state_title if self._mode == "state" else self.heat_title).SetPosition(PAD, y)
+            y += line + 4
+        for sw, lab, _ in reversed(self.legend_rows):
+            sw.SetPosition(PAD, y)
+            lab.SetPosition(PAD + swatch, y)
+            y += line
         # bottom-right: the realignment key
         y = PAD
         for a in reversed(self.realign_rows):
@@ -143,38 +202,12 @@ class ViewHud:
             w, h = self.plotter.window_size
         return max(int(w), 200), max(int(h), 150)
 
-    def _make_heat_bar(self):
-        table = colormap_table(HEAT_CMAP).astype(np.float64) / 255.0
-        lut = vtkLookupTable()
-        lut.SetNumberOfTableValues(len(table))
-        for i, (r, g, b) in enumerate(table):
-            lut.SetTableValue(i, r, g, b, 1.0)
-        lut.SetTableRange(0.0, 1.0)
-        lut.Build()
-        bar = vtkScalarBarActor()
-        bar.SetLookupTable(lut)
-        bar.GetPositionCoordinate().SetCoordinateSystemToDisplay()
-        bar.GetPosition2Coordinate().SetCoordinateSystemToDisplay()
-        bar.SetNumberOfLabels(5)
-        bar.SetLabelFormat("%.0f")
-        bar.SetMaximumWidthInPixels(90)
-        bar.SetDrawBackground(True)
-        bar.GetBackgroundProperty().SetColor(1.0, 1.0, 1.0)
-        bar.GetBackgroundProperty().SetOpacity(0.75)
-        for tp in (bar.GetTitleTextProperty(), bar.GetLabelTextProperty()):
-            tp.SetColor(0.1, 0.1, 0.1)
-            tp.SetFontSize(FONT)
-            tp.SetShadow(False)
-            tp.SetItalic(False)
-        bar.SetUnconstrainedFontSize(True)
-        bar.SetPickable(False)
-        return bar
-
     @property
     def key_mode(self) -> str:
         return self._mode
 
     def clear(self) -> None:
         self.set_realign_key([])
-        for k in range(5 + len(self.state_rows)):
+        self.set_legend([])
+        for k in range(self._n_fixed):
             self.plotter.remove_actor(f"{self.name}-{k}", render=False)

@@ -81,8 +81,11 @@ class HierarchyPanel(QtWidgets.QWidget):
         the trees, see ``readable_selection``)."""
         lo, hi = self.lo.value(), self.hi.value()
         mode = self.mode.currentText()
-        return mode, lo, (lo if mode == "level" else max(lo, hi))
+        if mode == "level":
+            return mode, lo, lo
+        return mode, min(lo, hi), max(lo, hi)  # LO > HI is the same range (it drew LO only)
 
     def set_max_depth(self, depth: int):
-        self.lo.setMaximum(depth)
-        self.hi.setMaximum(depth)
+        if self.lo.maximum() != depth:  # an unchanged maximum costs no repaint
+            self.lo.setMaximum(depth)
+            self.hi.setMaximum(depth)

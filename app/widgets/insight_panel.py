@@ -3,8 +3,6 @@
 tested: a toggle for the 3D view, the window in frames, and per-level statistics)."""
 from __future__ import annotations
 
-from collections import deque
-
 import numpy as np
 from PySide6 import QtCore, QtGui, QtWidgets
 
@@ -35,8 +33,13 @@ class InsightPanel(QtWidgets.QWidget):
         self.session = session
         self.last_ground_truth = None
         self.last_refit = None
-        lay = QtWidgets.QVBoxLayout(self)
-        lay.setContentsMargins(2, 2, 2, 2)
+        outer = QtWidgets.QVBoxLayout(self)
+        outer.setContentsMargins(2, 2, 2, 2)
+        # three tabs, each with the dock's whole height: stacked, the refit table showed half a
+        # row and the heat section sat below the fold at 1366x768
+        self.tabs = QtWidgets.QTabWidget(objectName="insightTabs")
+        self.tabs.setDocumentMode(True)
+        outer.addWidget(self.tabs)
 
         # ---- ground truth --------------------------------------------------------------
         gt_box = QtWidgets.QGroupBox("Ground truth (current frame)")
@@ -54,8 +57,8 @@ class InsightPanel(QtWidgets.QWidget):
         self.gt_text = QtWidgets.QPlainTextEdit(objectName="groundTruthText", readOnly=True)
         self.gt_text.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.gt_text.setMaximumBlockCount(2000)
-        gl.addWidget(self.gt_text)
-        lay.addWidget(gt_box, 2)
+        gl.addWidget(self.gt_text, 1)
+        self.tabs.addTab(gt_box, "Ground truth")
 
         # ---- refit quality ---------------------------------------------------------------
         rq_box = QtWidgets.QGroupBox("Refit quality (current volume / fresh fit)")
@@ -82,8 +85,8 @@ class InsightPanel(QtWidgets.QWidget):
         self.refit_table.horizontalHeader().setSectionResizeMode(
             QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         _fit_columns(self.refit_table)
-        rl.addWidget(self.refit_table)
-        lay.addWidget(rq_box, 2)
+        rl.addWidget(self.refit_table, 1)  # the table takes the tab's height
+        self.tabs.addTab(rq_box, "Refit quality")
 
         # ---- heat map ----------------------------------------------------------------------
         heat_box = QtWidgets.QGroupBox("Heat map (node tests)")
@@ -108,8 +111,8 @@ class InsightPanel(QtWidgets.QWidget):
         self.heat_table.verticalHeader().setVisible(False)
         self.heat_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         _fit_columns(self.heat_table)
-        hl.addWidget(self.heat_table)
-        lay.addWidget(heat_box, 1)
+        hl.addWidget(self.heat_table, 1)
+        self.tabs.addTab(heat_box, "Heat map")
 
         self.gt_btn.clicked.connect(self.check_ground_truth)
         self.refit_btn.clicked.connect(self.check_refit)
@@ -230,13 +233,7 @@ class InsightPanel(QtWidgets.QWidget):
 
     def set_heat_frames(self, n: int) -> None:
         """How many frames the heat map sums over (keeps the most recent ones)."""
-        s = self.session
-        n = int(n)
-        if hasattr(s, "set_heat_frames"):
-            s.set_heat_frames(n)
-        else:  # until Session grows set_heat_frames: its window is a deque made with maxlen
-            s.heat_frames = n
-            s._heat = deque(s._heat, maxlen=n)
+        self.session.set_heat_frames(int(n))
         self.refresh_heat()
 
     def refresh_heat(self):

@@ -1,53 +1,13 @@
-"""File → Open robot / Open trajectory / Open query, and the joint panel dock: the window's
-robot features, installed by two small hooks in ``main_window``."""
+"""File → Open robot / Open trajectory / Open query: the dialogs and their error
+handling (the window's File menu calls them; the joint dock is the window's own)."""
 from __future__ import annotations
 
 import os
 
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtWidgets
 
-from ..model.robot import RobotModel, open_query, open_robot, open_trajectory
+from ..model.robot import open_query, open_robot, open_trajectory
 from .errors import show_error
-from .joint_panel import JointPanel
-
-ROBOT_HIGHLIGHT = (230, 30, 200)  # magenta: links in contact (triangle highlights use their own colour)
-
-
-def install_robot_dock(win) -> None:
-    """The joint panel dock and the link highlighting (called while docks are made)."""
-    win.robot_model = RobotModel(win.session)
-    win.joint_panel = JointPanel(win.robot_model)
-    win.joint_dock = win._dock("Robot joints", win.joint_panel, QtCore.Qt.DockWidgetArea.LeftDockWidgetArea)
-    win.joint_panel.highlight_changed.connect(lambda links: _highlight(win, links))
-
-    def show_when_a_robot_is_loaded():
-        # an empty joints dock would only squeeze the scene and hierarchy docks (View menu
-        # still lists it)
-        win.joint_dock.setVisible(win.robot_model.body is not None)
-    win.session.scene_changed.connect(show_when_a_robot_is_loaded)
-    show_when_a_robot_is_loaded()
-
-
-def _highlight(win, links):
-    layers = getattr(win, "mesh_layers", [])
-    for i, layer in enumerate(layers):
-        if i in links or getattr(layer, "_robot_hl", False):
-            layer.clear_highlight()
-            layer._robot_hl = False
-        for li in links.get(i, []):
-            if li < layer.n_links:
-                n = layer.face_off[li + 1] - layer.face_off[li]
-                layer.highlight_triangles(li, range(n), color=ROBOT_HIGHLIGHT)
-                layer._robot_hl = True
-    if hasattr(win, "request_render"):
-        win.request_render()
-
-
-def add_robot_actions(win, menu) -> None:
-    """File-menu entries (called while menus are made)."""
-    win.act_robot = menu.addAction("Open &robot (URDF)…", lambda: open_robot_dialog(win))
-    win.act_trajectory = menu.addAction("Open &trajectory…", lambda: open_trajectory_dialog(win))
-    win.act_query = menu.addAction("Open saved &query…", lambda: open_query_dialog(win))
 
 
 def _dir(win):

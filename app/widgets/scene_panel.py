@@ -55,7 +55,8 @@ class ScenePanel(QtWidgets.QWidget):
         self.deform_box.addItems(["refit", "rebuild"])
         form.addRow("Deforming", self.deform_box)
         self.realign_box = _combo("realignBox", "k-DOP hierarchies: how B's k-DOPs are realigned")
-        self.realign_box.addItems(["table", "all", "major"])
+        from cdcore.realign import METHODS as REALIGN_METHODS
+        self.realign_box.addItems(list(REALIGN_METHODS))  # every method the engine has (table_angle was missing)
         form.addRow("k-DOP realign", self.realign_box)
         self.info = QtWidgets.QLabel(wordWrap=True, objectName="sceneInfo")
         form.addRow(self.info)

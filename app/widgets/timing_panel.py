@@ -1,9 +1,15 @@
-"""Live timings: t_update, t_test, t_query, t_total per frame over the last frames, the
-frame's counters, and the histogram of the axes that separated node pairs (SAT exits).
+"""Live timings: t_update, t_test, t_query, t_total per frame over the last frames (or the
+frame-time breakdown: engine, model, draw, render, Qt), the frame's counters, and the
+histogram of the axes that separated node pairs (SAT axes, or k-DOP slab directions).
+
+Frames that paid a first-use kernel compile (``FrameRecord.warm`` False) are left out of
+the plot and the medians (they are 10-100x the others and flattened every curve); the
+y range is clipped to the 98th percentile of what is shown (or log scale).
 
 Plotting never dominates the frame loop: frames only mark the panel dirty, a single-shot
-timer repaints at most ``max_rate`` times per second, the curves and the bar item are
-created once and only get ``setData`` / ``setOpts``.
+timer repaints at most ``max_rate`` times per second (or the window drives ``refresh``
+from its own read-out tick: ``driven=True``), the curves and the bar item are created
+once and only get ``setData`` / ``setOpts``.
 """
 from __future__ import annotations
 
@@ -14,11 +20,17 @@ import pyqtgraph as pg
 from PySide6 import QtCore, QtWidgets
 
 from cdcore import AXIS_NAMES
+from cdcore.bv.kdop import KDOP_AXIS_NAMES
 
+from ..model.readout import fps_readout
 from ..model.session import HISTORY
 
 SERIES = (("t_update", "update", "#1f77b4"), ("t_test", "test", "#ff7f0e"), ("t_query", "query", "#2ca02c"),
           ("t_total", "total", "#d62728"))
+# the frame-time breakdown (ms): the collision loop, the app's model work, updating the
+# actors, the 3-D render, and Qt (events, widgets, painting)
+BREAKDOWN = (("t_engine", "engine", "#d62728"), ("t_model", "model", "#9467bd"), ("t_draw", "draw", "#8c564b"),
+             ("t_render", "3-D render", "#1f77b4"), ("t_qt", "Qt", "#7f7f7f"))
 COUNTERS = (("bv_tests", "BV tests"), ("prim_tests", "primitive tests"), ("n_exact", "#exact"),
             ("n_false", "#false"), ("contacts", "contacts"), ("fps", "loop fps"))
 
@@ -36,8 +48,17 @@ def axis_short_names() -> list[str]:
     return out
 
 
-def frame_axis_hist(result) -> np.ndarray:
-    """(16,) exits of the frame: broad + exact ``axis_hist`` summed over the body pairs."""
+def frame_axis_hist(result, bv: str | None = None) -> np.ndarray:
+    """(16,) exits of the frame: broad + exact ``axis_hist`` summed over the body pairs;
+    for k-DOP mesh hierarchies (``bv`` "kdopN") the exact queries' slab exits only, (k/2,)
+    (their ids are A's slab directions, not SAT axes)."""
+    if bv in KDOP_AXIS_NAMES:
+        names = KDOP_AXIS_NAMES[bv]
+        h = np.zeros(len(names), dtype=np.int64)
+        if result is not None:
+            for p in result.pairs:
+                h += p.exact.axis_hist[:len(names)]
+        return h
     h = np.zeros(len(AXIS_NAMES), dtype=np.int64)
     if result is not None:
         for p in result.pairs:
@@ -46,10 +67,19 @@ def frame_axis_hist(result) -> np.ndarray:
     return h
 
 
+def axis_labels(bv: str | None) -> tuple[list[str], list[str], str]:
+    """(tick labels, full names, title) of the exit histogram for mesh BV type ``bv``."""
+    if bv in KDOP_AXIS_NAMES:
+        names = list(KDOP_AXIS_NAMES[bv])
+        return [n.split(" ")[0] for n in names], names, f"exit slab ({bv} directions, exact queries)"
+    return axis_short_names(), list(AXIS_NAMES), "exit axis (current frame; ij: a<sub>i</sub> × b<sub>j</sub>)"
+
+
 class TimingPanel(QtWidgets.QWidget):
-    def __init__(self, session, parent=None, max_rate: float = 30.0):
+    def __init__(self, session, parent=None, max_rate: float = 30.0, driven: bool = False):
         super().__init__(parent)
         self.session = session
+        self.driven = driven
         # side by side: a bottom dock is wide and short
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(2, 2, 2, 2)
@@ -62,6 +92,13 @@ class TimingPanel(QtWidgets.QWidget):
                                          suffix=" frames", toolTip="Frames shown in the plot")
         self.window.valueChanged.connect(lambda _v: self.refresh())
         top.addWidget(self.window)
+        self.mode = QtWidgets.QComboBox(objectName="timingMode", toolTip="What the plot shows")
+        self.mode.addItems(["query times", "frame breakdown"])
+        self.mode.currentIndexChanged.connect(self._mode_changed)
+        top.addWidget(self.mode)
+        self.log = QtWidgets.QCheckBox("log", objectName="timingLog", toolTip="Logarithmic time axis")
+        self.log.toggled.connect(lambda on: (self.plot.getPlotItem().setLogMode(y=on), self.refresh()))
+        top.addWidget(self.log)
         top.addStretch(1)
         left.addLayout(top)
         self.plot = pg.PlotWidget(objectName="timingPlot")
@@ -74,8 +111,15 @@ class TimingPanel(QtWidgets.QWidget):
         pi.getAxis("left").enableAutoSIPrefix(False)  # never "µs (x1000)": the unit is in the label
         pi.setLabel("bottom", "frames ago (0: newest)")
         self.curves = {key: pi.plot([], [], pen=pg.mkPen(color, width=1.5), name=label)
-                       for key, label, color in SERIES}
+                       for key, label, color in SERIES + BREAKDOWN}
+        for key, _l, _c in BREAKDOWN:
+            self.curves[key].setVisible(False)
+        self._legend = pi.legend
         left.addWidget(self.plot, 1)
+        # the medians of the frame-time breakdown, always shown (no wrap: see axis_label)
+        self.breakdown = QtWidgets.QLabel("", objectName="timingBreakdown")
+        self.breakdown.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        left.addWidget(self.breakdown)
         lay.addLayout(left, 3)
 
         # ---- counters of the current frame ------------------------------------------
@@ -97,7 +141,7 @@ class TimingPanel(QtWidgets.QWidget):
         self.axis_plot = pg.PlotWidget(objectName="axisPlot")
         ap = self.axis_plot.getPlotItem()
         ap.setLabel("left", "separated pairs")
-        ap.setTitle("exit axis (current frame; ij: a<sub>i</sub> × b<sub>j</sub>)")
+        ap.setTitle(axis_labels(None)[2])
         ap.setMouseEnabled(x=False, y=False)
         self._axis_x = np.arange(len(AXIS_NAMES), dtype=float)
         self.bars = pg.BarGraphItem(x=self._axis_x, height=np.zeros(len(AXIS_NAMES)), width=0.8, brush="#4c72b0")
@@ -118,9 +162,11 @@ class TimingPanel(QtWidgets.QWidget):
         self._timer.setSingleShot(True)
         self._timer.setInterval(max(1, int(round(1000.0 / max_rate))))
         self._timer.timeout.connect(self.refresh)
-        session.frame_changed.connect(self._on_frame)
-        session.scene_changed.connect(self._on_scene)
-        self.refresh()
+        if not driven:
+            session.frame_changed.connect(self._on_frame)
+            session.scene_changed.connect(self._on_scene)
+        self._axis_bv = None
+        self._mode_changed()
 
     # ---- slots -------------------------------------------------------------------------
     def _on_frame(self, _record=None):
@@ -135,9 +181,21 @@ class TimingPanel(QtWidgets.QWidget):
         self._on_frame()
 
     def series(self, key: str) -> np.ndarray:
-        """The y data of one curve (µs), as last set."""
+        """The y data of one curve (µs; ms for the breakdown), as last set."""
         y = self.curves[key].yData
         return np.zeros(0) if y is None else np.asarray(y)
+
+    def _mode_changed(self, *_):
+        breakdown = self.mode.currentIndex() == 1
+        pi = self.plot.getPlotItem()
+        self._legend.clear()
+        for keys, on in ((SERIES, not breakdown), (BREAKDOWN, breakdown)):
+            for key, label, _c in keys:
+                self.curves[key].setVisible(on)
+                if on:
+                    self._legend.addItem(self.curves[key], label)
+        pi.setLabel("left", "ms per frame" if breakdown else "µs per frame")
+        self.refresh()
 
     def refresh(self) -> None:
         """Repaint now from the session (history, current record and result)."""
@@ -146,13 +204,17 @@ class TimingPanel(QtWidgets.QWidget):
         hist = s.history
         n = min(len(hist), self.window.value())
         rows = list(itertools.islice(hist, len(hist) - n, None))
-        x = np.arange(-n + 1, 1, dtype=float)
-        if n:
-            us = np.array([(r.t_update, r.t_test, r.t_query, r.t_total) for r in rows], dtype=float) * 1e6
-        else:
-            us = np.zeros((0, 4))
-        for k, (key, _label, _color) in enumerate(SERIES):
-            self.curves[key].setData(x, us[:, k])
+        warm = [r for r in rows if r.warm]
+        x = np.arange(-len(warm) + 1, 1, dtype=float)
+        breakdown = self.mode.currentIndex() == 1
+        keys, scale = (BREAKDOWN, 1e3) if breakdown else (SERIES, 1e6)
+        y = np.array([[getattr(r, k) for k, _l, _c in keys] for r in warm], dtype=float).reshape(-1, len(keys)) * scale
+        for k, (key, _label, _color) in enumerate(keys):
+            self.curves[key].setData(x, y[:, k])
+        self._clip(y)
+        cold = len(rows) - len(warm)
+        self.breakdown.setText(self.breakdown_text(warm) + (f"   ({cold} compile frame{'s' * (cold != 1)} "
+                                                            "left out)" if cold else ""))
         rec = s.record if s.record is not None else (rows[-1] if rows else None)
         if rec is None:
             for lab in self.labels.values():
@@ -160,16 +222,49 @@ class TimingPanel(QtWidgets.QWidget):
         else:
             for key, lab in self.labels.items():
                 if key == "fps":
-                    fps = [r.fps for r in rows[-10:] if r.fps > 0]
-                    lab.setText(f"{np.mean(fps):.1f}" if fps else "–")
+                    fps = fps_readout(hist)
+                    lab.setText(f"{fps:.1f}" if fps > 0 else "–")
                 else:
                     lab.setText(f"{getattr(rec, key):,}")
-        self.axis_hist = frame_axis_hist(s.result)
-        self.bars.setOpts(height=self.axis_hist.astype(float))
+        bv = s.bv
+        if bv != self._axis_bv:  # the histogram's axes follow the BV type
+            self._axis_bv = bv
+            ticks, names, title = axis_labels(bv)
+            self._axis_x = np.arange(len(names), dtype=float)
+            self._axis_names = names
+            ap = self.axis_plot.getPlotItem()
+            ap.setTitle(title)
+            ap.getAxis("bottom").setTicks([list(zip(self._axis_x, ticks))])
+            ap.setXRange(-0.6, len(names) - 0.4, padding=0)
+            self.axis_plot.setToolTip("\n".join(f"{t}: {n}" for t, n in zip(ticks, names)))
+        self.axis_hist = frame_axis_hist(s.result, bv)
+        self.bars.setOpts(x=self._axis_x, height=self.axis_hist.astype(float))
         tot = int(self.axis_hist.sum())
         if tot:
             top = int(np.argmax(self.axis_hist))
-            self.axis_label.setText(f"{tot:,} separated node pairs; most by {AXIS_NAMES[top]} "
+            self.axis_label.setText(f"{tot:,} separated node pairs; most by {self._axis_names[top]} "
                                     f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
         else:
             self.axis_label.setText("no separated node pairs")
+
+    def _clip(self, y: np.ndarray) -> None:
+        """Clip the y range to the 98th percentile (x 1.3) of what is shown: one slow frame
+        no longer flattens every curve. Log scale: automatic."""
+        pi = self.plot.getPlotItem()
+        if self.log.isChecked() or not y.size:
+            pi.enableAutoRange(axis="y")
+            return
+        top = float(np.percentile(y, 98)) * 1.3
+        if top > 0:
+            pi.setYRange(0.0, top, padding=0)
+
+    @staticmethod
+    def breakdown_text(rows) -> str:
+        """"frame 33.1 ms = engine 0.3 + model 1.2 + …" (medians over ``rows`` of playback)."""
+        played = [r for r in rows if r.t_frame > 0]
+        if not played:
+            return "frame-time breakdown: play to measure"
+        med = {k: float(np.median([getattr(r, k) for r in played])) * 1e3
+               for k in ("t_frame", "t_engine", "t_model", "t_draw", "t_render", "t_qt")}
+        return (f"median frame {med['t_frame']:.1f} ms = engine {med['t_engine']:.2f} + model {med['t_model']:.2f}"
+                f" + draw {med['t_draw']:.2f} + 3-D render {med['t_render']:.1f} + Qt {med['t_qt']:.1f}")

@@ -1,80 +1,75 @@
-"""One compiled call per self-collision query of a URDF robot: forward kinematics, the
-articulation-hierarchy update, a self-traversal of that hierarchy (each node pair once) and
-the exact queries of the allowed overlapping link pairs. Python-level overhead of the
-step-by-step path (several calls, temporaries) dominated the time of small robots."""
-import numpy as np
-from numba import njit
+"""Compiled self-collision of a URDF robot: forward kinematics, the articulation-hierarchy
+update, a self-traversal of that hierarchy (each node pair once) and the exact queries of the
+allowed overlapping link pairs, in one compiled call per configuration (``self_check``) or per
+batch of configurations (``self_counts``: the audit's kernel, counts per link pair summed in
+the kernel, configurations split over threads).
 
-from .._layout import C0, E0, LEFT, R0, RIGHT, SIZE, START
+The body's static arrays travel packed in three buffers (``fbuf`` float64, ``ibuf`` int32,
+``lbuf`` int64; see ``SelfCollisionChecker``): unboxing ~40 arrays per call cost as much as
+the query. All working memory is allocated per call (a checker is safe to share between
+threads); validation (finite joint values, finite link poses within ``MAX_COORD``) and the
+compaction of the hits happen here too, so the Python wrapper does almost nothing.
+
+The node-pair test and the descend rule are the traversal core's (``_overlap.sat_program``,
+``_core.descend_a``), with the core's epsilon ``ABS_EPS`` (1e-6 added to |C|): the broad phase
+may only ever report more overlaps than the exact boxes have, so one epsilon for the whole
+engine, the one chosen for rounding of near-parallel edge axes, keeps the articulation
+hierarchy and the mesh hierarchies consistent (the copy here used 1e-12, below the rounding
+of world-frame products of metre-scale boxes far from the origin).
+"""
+import numpy as np
+from numba import njit, prange
+
+from .._core import descend_a
+from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, R0, RIGHT, SIZE, START
+from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
+from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
+from .._prim_leaf import link_pairs_prims
 from .query import exact_queries
 
-_EPS = 1e-12
+# lbuf layout: the 24 offsets of the packed arrays, then the 11 dims, then per hierarchy
+# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
+N_OFF = 41  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives)
+N_DIMS = 18
+LB_DIMS = N_OFF
+LB_BITS = N_OFF + N_DIMS
+
+# status codes of the entry points (out[0] of ``self_check``)
+ST_OK = 0
+ST_Q_NONFINITE = 1
+ST_POSE_BAD = 2
+# out[] of ``self_check``: status, n_hits, n_candidates, the bad link (ST_POSE_BAD), then the
+# counters (2 + N_STATS), then the hit pairs (2 n_hits), then the candidate pairs
+OUT_HEAD = 4
+OUT_PAIRS = OUT_HEAD + 2 + N_STATS
 
 
-@njit(cache=True)
-def world_boxes_overlap(nf, a, b, R, AR, t):
-    """SAT with 15 axes between nodes a and b of one world-frame box array (Gottschalk);
-    R, AR (3, 3) and t (3,) are scratch."""
-    dx = nf[b, C0] - nf[a, C0]
-    dy = nf[b, C0 + 1] - nf[a, C0 + 1]
-    dz = nf[b, C0 + 2] - nf[a, C0 + 2]
-    for i in range(3):  # R = A^T B, t = A^T (cb - ca)
-        ax, ay, az = nf[a, R0 + i], nf[a, R0 + 3 + i], nf[a, R0 + 6 + i]
-        t[i] = ax * dx + ay * dy + az * dz
-        for j in range(3):
-            R[i, j] = ax * nf[b, R0 + j] + ay * nf[b, R0 + 3 + j] + az * nf[b, R0 + 6 + j]
-            AR[i, j] = abs(R[i, j]) + _EPS
-    ea0, ea1, ea2 = nf[a, E0], nf[a, E0 + 1], nf[a, E0 + 2]
-    eb0, eb1, eb2 = nf[b, E0], nf[b, E0 + 1], nf[b, E0 + 2]
-    ea = (ea0, ea1, ea2)
-    for i in range(3):
-        if abs(t[i]) > ea[i] + eb0 * AR[i, 0] + eb1 * AR[i, 1] + eb2 * AR[i, 2]:
-            return False
-    eb = (eb0, eb1, eb2)
-    for j in range(3):
-        if abs(t[0] * R[0, j] + t[1] * R[1, j] + t[2] * R[2, j]) > (ea0 * AR[0, j] + ea1 * AR[1, j] + ea2 * AR[2, j]
-                                                                   + eb[j]):
-            return False
-    for i in range(3):
-        i1 = (i + 1) % 3
-        i2 = (i + 2) % 3
-        for j in range(3):
-            j1 = (j + 1) % 3
-            j2 = (j + 2) % 3
-            ra = ea[i1] * AR[i2, j] + ea[i2] * AR[i1, j]
-            rb = eb[j1] * AR[i, j2] + eb[j2] * AR[i, j1]
-            if abs(t[i2] * R[i1, j] - t[i1] * R[i2, j]) > ra + rb:
-                return False
-    return True
-
-
-@njit(cache=True)
-def world_aabbs_overlap(nf, a, b):
-    """Interval test of two axis-aligned boxes (AABB+ / AABB* hierarchies: their internal
-    nodes carry no axes)."""
-    for d in range(3):
-        if abs(nf[b, C0 + d] - nf[a, C0 + d]) > nf[a, E0 + d] + nf[b, E0 + d]:
-            return False
-    return True
-
-
-@njit(cache=True)
-def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters):
+@njit(cache=True, nogil=True)
+def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters, stack):
     """Overlapping allowed leaf (link) pairs of one hierarchy against itself (``aabb``:
-    axis-aligned boxes, else oriented boxes); every node
-    pair is visited once ((n, n) splits into (l, l), (r, r), (l, r)). Writes (i < j) rows to
-    ``cand``; returns their count. counters[0] += box tests.
+    axis-aligned boxes, else oriented boxes); every node pair is visited once ((n, n)
+    splits into (l, l), (r, r), (l, r)). Writes (i < j) rows to ``cand``; returns their
+    count. counters[0] += box tests. ``stack`` (4 H + 8, 2) int64 scratch.
 
     ``bits`` (n,) int64: the links under each node as a bit set; ``reach`` (n,): the links
     some link under the node may be checked against. A node pair with
     ``reach[a] & bits[b] == 0`` holds no allowed pair and is skipped untested (bodies of
-    more than 64 links pass all-ones sets: no pruning)."""
-    stack = np.empty((4 * ni.shape[0] + 8, 2), dtype=np.int64)
-    R = np.empty((3, 3))
-    AR = np.empty((3, 3))
-    t = np.empty(3)
+    more than 63 links pass all-ones sets: no pruning). The box test is the core's
+    ``sat_program`` (15 axes for oriented boxes; the 3 face axes for world AABBs, whose
+    rotation is the identity), the descend rule the core's ``descend_a``."""
+    C = np.empty((3, 3))
+    AC = np.empty((3, 3))
+    T = np.empty(3)
+    ea = np.empty(3)
+    eb = np.empty(3)
+    axes = np.zeros(1, dtype=np.int64)
+    if aabb:  # world AABBs: B in A's frame is a pure translation
+        for i in range(3):
+            for j in range(3):
+                C[i, j] = 1.0 if i == j else 0.0
+                AC[i, j] = C[i, j] + ABS_EPS
     sp = 1
     stack[0, 0] = 0
     stack[0, 1] = 0
@@ -98,13 +93,32 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters):
                 sp += 3
             continue
         counters[0] += 1
+        dx = nf[b, C0] - nf[a, C0]
+        dy = nf[b, C0 + 1] - nf[a, C0 + 1]
+        dz = nf[b, C0 + 2] - nf[a, C0 + 2]
+        for k in range(3):
+            ea[k] = nf[a, E0 + k]
+            eb[k] = nf[b, E0 + k]
         if aabb:
-            if not world_aabbs_overlap(nf, a, b):
-                continue
-        elif not world_boxes_overlap(nf, a, b, R, AR, t):
+            T[0] = dx
+            T[1] = dy
+            T[2] = dz
+            sep = sat_program(PROGRAM_SAT6, axes, T, C, AC, ea, eb)
+        else:
+            for i in range(3):  # C = A^T B, T = A^T (cb - ca): B's box in A's box frame
+                ax, ay, az = nf[a, R0 + i], nf[a, R0 + 3 + i], nf[a, R0 + 6 + i]
+                T[i] = ax * dx + ay * dy + az * dz
+                for j in range(3):
+                    c = ax * nf[b, R0 + j] + ay * nf[b, R0 + 3 + j] + az * nf[b, R0 + 6 + j]
+                    C[i, j] = c
+                    AC[i, j] = abs(c) + ABS_EPS
+            sep = sat_program(PROGRAM_SAT15, axes, T, C, AC, ea, eb)
+        if sep >= 0:
             continue
         lb = ni[b, LEFT]
-        if la < 0 and lb < 0:
+        leaf_a = la < 0
+        leaf_b = lb < 0
+        if leaf_a and leaf_b:
             i = link_order[ni[a, START]]
             j = link_order[ni[b, START]]
             if mask[i, j]:
@@ -116,7 +130,7 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters):
                     cand[n, 1] = i
                 n += 1
             continue
-        if lb < 0 or (la >= 0 and nf[a, SIZE] >= nf[b, SIZE]):
+        if descend_a(leaf_a, leaf_b, nf[a, SIZE], nf[b, SIZE]):
             stack[sp, 0] = la
             stack[sp, 1] = b
             stack[sp + 1, 0] = ni[a, RIGHT]
@@ -130,19 +144,34 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters):
     return n
 
 
-@njit(cache=True)
-def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, reach, hnf, poses, work, stack,
-                       counters, cand, hits):
-    """FK of ``q`` (1, n_dofs) into ``poses`` (1, L, 4, 4), hierarchy update into ``hnf``,
-    self-traversal into ``cand``, exact queries into ``hits`` (sorted by (i, j)); returns
-    the candidate count. The body's static arrays come packed in ``fbuf`` (float64) and
-    ``ibuf`` (int32) at offsets ``off`` (see ``SelfCollisionChecker``): one call with few
-    arguments, because unboxing ~40 arrays per call cost as much as the query.
-    ``dims``: K, L, H, N, V, M, method, kind, test code, program, max_leaf.
-    ``counters`` (2 + N_STATS,) int64: broad box tests, unused, the exact queries' counters.
-    """
+@njit(cache=True, nogil=True)
+def _poses_bad(P):
+    """First link whose pose is non-finite or translated beyond MAX_COORD, else -1 (huge
+    joint values or mimic multipliers; such poses would give NaN boxes and wrong pairs)."""
+    for i in range(P.shape[0]):
+        for r in range(3):
+            for c in range(4):
+                x = P[i, r, c]
+                if not (abs(x) <= MAX_COORD):  # NaN fails every comparison
+                    return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters, cand, hits):
+    """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
+    update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
+    Returns (status, candidate count, bad link)."""
+    off = lbuf[0:N_OFF]
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, kind, code, program, max_leaf = dims[6], dims[7], dims[8], dims[9], dims[10]
+    method, max_leaf = dims[6], dims[10]
+    bits = lbuf[LB_BITS:LB_BITS + H]
+    reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
+    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
+    for k in range(qs.shape[1]):
+        if not np.isfinite(qs[f, k]):
+            return ST_Q_NONFINITE, 0, k
     origins = fbuf[off[0]:off[0] + 16 * K].reshape((K, 4, 4))
     kaxes = fbuf[off[1]:off[1] + 3 * K].reshape((K, 3))
     mult = fbuf[off[2]:off[2] + K]
@@ -163,17 +192,106 @@ def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, re
     leaf_of_link = ibuf[off[17]:off[17] + L]
     ni = ibuf[off[18]:off[18] + 4 * N].reshape((N, 4))
     po = ibuf[off[19]:off[19] + M]
-    f = ibuf[off[20]:off[20] + 3 * M].reshape((M, 3))
+    fc = ibuf[off[20]:off[20] + 3 * M].reshape((M, 3))
     no = ibuf[off[21]:off[21] + L + 1]
     fo = ibuf[off[22]:off[22] + L + 1]
     vo = ibuf[off[23]:off[23] + L + 1]
-    counters[:] = 0
-    robot_fk(kparents, origins, jtype, kaxes, src, mult, offset, q, root, select, work, poses)
+    robot_fk(kparents, origins, jtype, kaxes, src, mult, offset, qs[f:f + 1], root, select, work, poses)
     P = poses[0]
+    bad = _poses_bad(P)
+    if bad >= 0:
+        return ST_POSE_BAD, 0, bad
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
-    n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1])
-    exact_queries(cand[:n], P, P, kind, code, program, plan_axes, nf, ni, po, v, f, no, fo, vo,
-                  nf, ni, po, v, f, no, fo, vo, max_leaf, stack, counters[2:], hits[:n])
+    n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
+    if dims[16] == 0:
+        exact_queries(cand[:n], P, P, plan, nf, ni, po, v, fc, no, fo, vo,
+                      nf, ni, po, v, fc, no, fo, vo, max_leaf, stack_rows, counters[2:], hits[:n])
+    else:
+        _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters)
+    return ST_OK, n, -1
+
+
+@njit(cache=True, nogil=True)
+def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters):
+    """Exact queries of a body with primitive links (``articulated.primlinks``): primitive
+    pairs and primitive leaves against the real meshes (``_prim_leaf``), then the real
+    meshes against each other by the core for the pairs still open."""
+    L = dims[1]
+    Nr, Vr, Mr, NP, PV = dims[11], dims[12], dims[13], dims[14], dims[15]
+    rnf = fbuf[off[24]:off[24] + 20 * Nr].reshape((Nr, 20))
+    rv = fbuf[off[25]:off[25] + 3 * Vr].reshape((Vr, 3))
+    psz = fbuf[off[26]:off[26] + 3 * NP].reshape((NP, 3))
+    ploc = fbuf[off[27]:off[27] + 16 * NP].reshape((NP, 4, 4))
+    pvv = fbuf[off[28]:off[28] + 3 * PV].reshape((PV, 3))
+    pbc = fbuf[off[29]:off[29] + 3 * NP].reshape((NP, 3))
+    pbe = fbuf[off[30]:off[30] + 3 * NP].reshape((NP, 3))
+    rni = ibuf[off[31]:off[31] + 4 * Nr].reshape((Nr, 4))
+    rpo = ibuf[off[32]:off[32] + Mr]
+    rfc = ibuf[off[33]:off[33] + 3 * Mr].reshape((Mr, 3))
+    rno = ibuf[off[34]:off[34] + L + 1]
+    rfo = ibuf[off[35]:off[35] + L + 1]
+    rvo = ibuf[off[36]:off[36] + L + 1]
+    pk = ibuf[off[37]:off[37] + NP]
+    plo = ibuf[off[38]:off[38] + L + 1]
+    pvo = ibuf[off[39]:off[39] + NP + 1]
+    hreal = ibuf[off[40]:off[40] + L]
+    need = np.zeros(max(n, 1), dtype=np.bool_)
+    pstack = np.empty(dims[17] + 2, dtype=np.int32)
+    link_pairs_prims(cand[:n], P, P, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                     hreal, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, hreal,
+                     pstack, hits[:n], need[:n])
+    m = 0
+    for k in range(n):
+        m += need[k]
+    if m == 0:
+        return
+    sub = np.empty((m, 2), dtype=np.int32)
+    h2 = np.zeros(m, dtype=np.bool_)
+    m = 0
+    for k in range(n):
+        if need[k]:
+            sub[m, 0] = cand[k, 0]
+            sub[m, 1] = cand[k, 1]
+            m += 1
+    exact_queries(sub, P, P, plan, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                  1, stack_rows, counters[2:], h2)
+    m = 0
+    for k in range(n):
+        if need[k]:
+            hits[k] = h2[m]
+            m += 1
+
+
+@njit(cache=True, nogil=True)
+def _scratch(lbuf, n_pairs):
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    K, L, H = dims[0], dims[1], dims[2]
+    poses = np.empty((1, L, 4, 4))
+    work = np.empty((K, 4, 4))
+    hnf = np.empty((H, N_FCOLS))
+    tstack = np.empty((4 * H + 8, 2), dtype=np.int64)
+    cand = np.empty((max(1, n_pairs), 2), dtype=np.int32)
+    hits = np.zeros(max(1, n_pairs), dtype=np.bool_)
+    counters = np.zeros(2 + N_STATS, dtype=np.int64)
+    return poses, work, hnf, tstack, cand, hits, counters
+
+
+@njit(cache=True, nogil=True)
+def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
+    """Self-collision of one configuration ``q`` (1, n_dofs) with the root at ``root``
+    (1, 4, 4). Returns one int64 array: ``out[0]`` status (``ST_*``), ``out[1]`` hits,
+    ``out[2]`` candidates, ``out[3]`` the offending joint value / link index, then the
+    counters (broad box tests, unused, the exact queries' N_STATS), then the hit link pairs
+    and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
+    L = lbuf[LB_DIMS + 1]
+    poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
+    status, n, bad = _query(0, q, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters,
+                            cand, hits)
+    if status != ST_OK:
+        out = np.zeros(OUT_PAIRS, dtype=np.int64)
+        out[0] = status
+        out[3] = bad
+        return out
     for k in range(1, n):  # insertion sort by (i, j): few candidates
         i, j, hk = cand[k, 0], cand[k, 1], hits[k]
         m = k - 1
@@ -185,4 +303,73 @@ def robot_self_collide(q, root, fbuf, ibuf, off, dims, plan_axes, mask, bits, re
         cand[m + 1, 0] = i
         cand[m + 1, 1] = j
         hits[m + 1] = hk
-    return n
+    nh = 0
+    for k in range(n):
+        nh += hits[k]
+    out = np.empty(OUT_PAIRS + 2 * (nh + n), dtype=np.int64)
+    out[0] = ST_OK
+    out[1] = nh
+    out[2] = n
+    out[3] = -1
+    for k in range(2 + N_STATS):
+        out[OUT_HEAD + k] = counters[k]
+    h = OUT_PAIRS
+    c = OUT_PAIRS + 2 * nh
+    for k in range(n):
+        if hits[k]:
+            out[h] = cand[k, 0]
+            out[h + 1] = cand[k, 1]
+            h += 2
+        out[c] = cand[k, 0]
+        out[c + 1] = cand[k, 1]
+        c += 2
+    return out
+
+
+@njit(cache=True, nogil=True, parallel=True)
+def self_counts(qs, root, fbuf, ibuf, lbuf, mask, stack_rows, n_chunks, base):
+    """Self-collision of every configuration row of ``qs`` (F, n_dofs), in ``n_chunks``
+    contiguous chunks run in parallel. Returns (counts (L, L) int64: configurations in which
+    link pair (i < j) collides, upper triangle; witness (L, L) int64: the first such row
+    plus ``base``, -1 if none; status (3,) int64: the first failing row's status, row, and
+    joint/link, status 0 if none). Counts are summed per chunk, then over chunks in chunk
+    order: the result does not depend on the number of threads or chunks."""
+    F = qs.shape[0]
+    L = lbuf[LB_DIMS + 1]
+    counts_c = np.zeros((n_chunks, L, L), dtype=np.int64)
+    witness_c = np.full((n_chunks, L, L), -1, dtype=np.int64)
+    status_c = np.zeros((n_chunks, 3), dtype=np.int64)
+    for c in prange(n_chunks):
+        lo = c * F // n_chunks
+        hi = (c + 1) * F // n_chunks
+        poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
+        cc = counts_c[c]
+        wc = witness_c[c]
+        for f in range(lo, hi):
+            hits[:] = False
+            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack,
+                                    counters, cand, hits)
+            if status != ST_OK:
+                status_c[c, 0] = status
+                status_c[c, 1] = f + base
+                status_c[c, 2] = bad
+                break
+            for k in range(n):
+                if hits[k]:
+                    i = cand[k, 0]
+                    j = cand[k, 1]
+                    cc[i, j] += 1
+                    if wc[i, j] < 0:
+                        wc[i, j] = f + base
+    counts = np.zeros((L, L), dtype=np.int64)
+    witness = np.full((L, L), -1, dtype=np.int64)
+    status = np.zeros(3, dtype=np.int64)
+    for c in range(n_chunks):
+        for i in range(L):
+            for j in range(L):
+                counts[i, j] += counts_c[c, i, j]
+                if witness[i, j] < 0:
+                    witness[i, j] = witness_c[c, i, j]
+        if status[0] == 0 and status_c[c, 0] != 0:
+            status[:] = status_c[c]
+    return counts, witness, status

@@ -100,6 +100,9 @@ def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realig
     pair, the other types all pairs in one compiled call."""
     if body_a.mesh_bv != body_b.mesh_bv:
         raise ValueError("both bodies' links must use the same mesh bounding-volume type")
+    if getattr(body_a, "prims", None) is not None or getattr(body_b, "prims", None) is not None:
+        from .primlinks import exact_queries_with_prims  # links with exact primitive solids
+        return exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test)
     test = test or BV_TYPES[body_a.mesh_bv].tests[0]
     if body_a.bvhs[0].kind in KDOP_KINDS:
         return _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign)

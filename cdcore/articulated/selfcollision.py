@@ -5,17 +5,20 @@ from __future__ import annotations
 
 import os
 import time
+from typing import NamedTuple
 
 import numpy as np
 
-from .._layout import KDOP_KINDS, N_STATS
+from .._core import make_plan
+from .._layout import KDOP_KINDS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats
-from ..mesh import Mesh
-from ..transforms import as_pose
-from ._self_kernel import robot_self_collide
+from ..mesh import MAX_COORD, Mesh
+from ..transforms import as_pose, as_poses
+from ._self_kernel import N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD, ST_Q_NONFINITE, self_check
 from .body import ArticulatedBody, Link
 from .hierarchy import UPDATE_METHODS, BodyHierarchy
+from .primlinks import fused_prim_arrays
 from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
 
 
@@ -26,18 +29,41 @@ class SelfCollisionResult:
     order; ``link_pairs`` (k, 2) int32 the same as indices; ``candidates`` (c, 2) int32 the
     allowed pairs whose leaf volumes overlapped (the exact queries run); ``broad`` /
     ``exact`` the counters of the two phases. Times in seconds (the one-call path of URDF
-    robots reports its whole time in ``t_test``). Names and counters are made on first
-    access: a query's cost is the engine's, not its report's.
+    robots reports its whole time in ``t_test``). Index arrays, names and counters are made
+    on first access from the kernel's one output array: a query's cost is the engine's, not
+    its report's.
     """
-    __slots__ = ("link_pairs", "candidates", "t_fk", "t_update", "t_test", "t_query", "_names", "_broad",
-                 "_exact", "_counts")
+    __slots__ = ("_link_pairs", "_candidates", "t_fk", "t_update", "t_test", "t_query", "_names", "_broad",
+                 "_exact", "_counts", "_out")
 
-    def __init__(self, names, link_pairs, candidates, broad, exact, t_fk, t_update, t_test, t_query, counts=None):
+    def __init__(self, names, link_pairs, candidates, broad, exact, t_fk, t_update, t_test, t_query, counts=None,
+                 out=None):
         self._names = names
-        self.link_pairs = link_pairs
-        self.candidates = candidates
+        self._link_pairs = link_pairs
+        self._candidates = candidates
         self._broad, self._exact, self._counts = broad, exact, counts
+        self._out = out
         self.t_fk, self.t_update, self.t_test, self.t_query = t_fk, t_update, t_test, t_query
+
+    @property
+    def link_pairs(self) -> np.ndarray:
+        if self._link_pairs is None:
+            o = self._out
+            self._link_pairs = o[OUT_PAIRS:OUT_PAIRS + 2 * o[1]].reshape(-1, 2).astype(np.int32)
+        return self._link_pairs
+
+    @property
+    def candidates(self) -> np.ndarray:
+        if self._candidates is None:
+            o = self._out
+            s = OUT_PAIRS + 2 * o[1]
+            self._candidates = o[s:s + 2 * o[2]].reshape(-1, 2).astype(np.int32)
+        return self._candidates
+
+    @property
+    def hit(self) -> bool:
+        """Whether any checked pair collides."""
+        return bool(self._out[1]) if self._out is not None else len(self._link_pairs) > 0
 
     @property
     def pairs(self) -> list:
@@ -47,13 +73,13 @@ class SelfCollisionResult:
     @property
     def broad(self) -> CollisionStats:
         if self._broad is None:
-            self._broad = CollisionStats(bv_tests=int(self._counts[0]))
+            self._broad = CollisionStats(bv_tests=int(self._out[OUT_HEAD]))
         return self._broad
 
     @property
     def exact(self) -> CollisionStats:
         if self._exact is None:
-            self._exact = CollisionStats.from_counts(self._counts[2:], 0.0)
+            self._exact = CollisionStats.from_counts(self._out[OUT_HEAD + 2:OUT_PAIRS], 0.0)
         return self._exact
 
     @property
@@ -71,7 +97,8 @@ def link_names(body) -> list:
 def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
     """(L, L) bool, symmetric: the link pairs a self-collision query checks. Never a link
     with itself or a link without geometry; parent-child pairs only if not
-    ``skip_adjacent``; never a pair in ``disabled`` (iterable of (name, name) pairs). Names
+    ``skip_adjacent``; never a pair in ``disabled`` (iterable of (name, name) pairs; None:
+    the body's ``default_disabled``, if any). Names
     of URDF links without geometry are accepted (they never collide); unknown names raise
     ``ValueError``."""
     names = link_names(body)
@@ -83,6 +110,8 @@ def pair_mask(body, skip_adjacent: bool = True, disabled=None) -> np.ndarray:
     if skip_adjacent:
         for p, c in getattr(body, "parent_child_pairs", body.adjacent_pairs)():
             m[p, c] = m[c, p] = False
+    if disabled is None:  # a robot's own filter (MJCF: MuJoCo's contype/conaffinity/exclude)
+        disabled = getattr(body, "default_disabled", None)
     if disabled:
         index = {n: i for i, n in enumerate(names)}
         frames = set(getattr(body, "frame_names", names))
@@ -128,54 +157,47 @@ class SelfCollisionChecker:
         self.exact_test = exact_test
         self.names = link_names(body)
         self.mask = pair_mask(body, skip_adjacent, disabled)
-        self.hierarchy = BodyHierarchy(body, method)
+        self.hierarchy = BodyHierarchy(body, method)  # its topology; queries never write it
         self._fused = None
         if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
             self._fused = _pack_fused(body, self.hierarchy, self.mask,
                                       TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
-            fz = self._fused  # the kernel's arguments, built once (arrays updated in place)
-            fz["args"] = (fz["q"], fz["root"], fz["fbuf"], fz["ibuf"], fz["off"], fz["dims"], fz["axes"], self.mask,
-                          fz["bits"], fz["reach"], self.hierarchy.nodes_f, fz["poses"], fz["work"], fz["stack"],
-                          fz["counters"], fz["cand"], fz["hits"])
-            fz["pose0"] = fz["poses"][0]
 
     def check(self, q, root_pose=None) -> SelfCollisionResult:
-        """Self-collision at joint values ``q`` (n_dofs,).
+        """Self-collision at joint values ``q`` (n_dofs,) float64.
 
-        URDF robots with non-k-DOP link hierarchies run as one compiled call (FK, update,
-        self-traversal, exact queries; its time is reported in ``t_test``); other bodies
-        go through ``check_poses``."""
-        b = self.body
-        if self._fused is None:
-            t0 = time.perf_counter()
-            poses = b.fk(q, root_pose)
-            return self.check_poses(poses, time.perf_counter() - t0)
+        URDF robots with non-k-DOP link hierarchies run as one compiled call (validation,
+        FK, update, self-traversal, exact queries; its time is reported in ``t_test``);
+        other bodies go through ``check_poses``. Every call has its own working memory: one
+        checker may be shared by several threads.
+
+        Raises ``ValueError`` for a ``q`` of the wrong shape, NaN/inf joint values, or joint
+        values that put a link beyond ``cdcore.mesh.MAX_COORD`` (or make its pose
+        non-finite, e.g. a huge mimic multiplier)."""
         fz = self._fused
-        qa = fz["q"]
+        if fz is None:
+            t0 = time.perf_counter()
+            poses = self.body.fk(q, None if root_pose is None else as_pose(root_pose, "root_pose"))
+            return self.check_poses(poses, time.perf_counter() - t0)
         try:
-            qa[0] = q
-        except ValueError:
-            raise ValueError(f"q: expected shape ({b.n_dofs},), got {np.shape(q)}") from None
-        s = qa.sum()
-        if not -np.inf < s < np.inf:  # NaN and inf propagate into the sum
-            raise ValueError("q: contains NaN or infinite joint values")
-        if root_pose is not None:
-            fz["root"][0] = as_pose(root_pose, "root_pose")
-            fz["moved"] = True
-        elif fz["moved"]:
-            fz["root"][0] = np.eye(4)
-            fz["moved"] = False
+            qa = np.array(q, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
+        if qa.shape != fz.qshape:
+            raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
+        root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
         t0 = time.perf_counter()
-        n = robot_self_collide(*fz["args"])
+        out = self_check(qa.reshape(1, -1), root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
         dt = time.perf_counter() - t0
-        self.hierarchy.poses = fz["pose0"]  # overwritten by the next check
-        c = fz["cand"][:n].copy()
-        return SelfCollisionResult(self.names, c[fz["hits"][:n]], c, None, None, 0.0, 0.0, dt, 0.0,
-                                   fz["counters"].copy())
+        if out[0] != ST_OK:
+            _raise_status(self.body, out[0], out[3], qa)
+        return SelfCollisionResult(self.names, None, None, None, None, 0.0, 0.0, dt, 0.0, None, out)
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
-        """Self-collision with link ``poses`` (L, 4, 4) given directly."""
-        h = self.hierarchy
+        """Self-collision with link ``poses`` (L, 4, 4) given directly (finite, translations
+        within ``cdcore.mesh.MAX_COORD``)."""
+        h = BodyHierarchy(self.body, self.method)  # per call: a checker is shared by threads
+        poses = check_link_poses(poses, self.body.n_links, "poses")
         t_upd = h.update(poses)
         cand, _, broad = _broad_phase(h, h, self.test, False)
         keep = (cand[:, 0] < cand[:, 1]) & self.mask[cand[:, 0], cand[:, 1]]
@@ -185,54 +207,100 @@ class SelfCollisionChecker:
         return SelfCollisionResult(self.names, cand[hits], cand, broad, exact, t_fk, t_upd, broad.t_total, t_query)
 
 
-def _pack_fused(body, h, mask, plan) -> dict:
-    """The static arrays of a URDF body packed for ``robot_self_collide`` (a snapshot: a
-    checker does not follow later ``set_link_vertices`` calls)."""
+_ROOT_IDENTITY = np.eye(4)[None].copy()  # read by the kernel, never written
+
+
+def _root_array(root_pose) -> np.ndarray:
+    return np.array(as_pose(root_pose, "root_pose"), dtype=np.float64)[None]
+
+
+def check_link_poses(poses, n_links: int, name: str = "poses") -> np.ndarray:
+    """(n_links, 4, 4) float64 link poses, finite, translations within ``MAX_COORD``."""
+    poses = np.ascontiguousarray(poses, dtype=np.float64)
+    if poses.shape != (n_links, 4, 4):
+        raise ValueError(f"{name}: expected shape ({n_links}, 4, 4), got {poses.shape}")
+    ok = np.abs(poses[:, :3, :]) <= MAX_COORD  # False for NaN
+    if not ok.all():
+        i = int(np.argwhere(~ok)[0][0])
+        raise ValueError(f"{name}[{i}]: link pose is non-finite or translated beyond {MAX_COORD:g} "
+                         "(joint values or mimic multipliers too large)")
+    return poses
+
+
+def _raise_status(body, status, where, q):
+    if status == ST_Q_NONFINITE:
+        raise ValueError(f"q: contains NaN or infinite joint values (q[{int(where)}] = {q.ravel()[int(where)]})")
+    if status == ST_POSE_BAD:
+        names = link_names(body)
+        raise ValueError(f"q: link {names[int(where)]!r} gets a non-finite pose or one translated beyond "
+                         f"{MAX_COORD:g} (joint values or mimic multipliers too large)")
+    raise RuntimeError(f"self-collision kernel: unknown status {int(status)}")
+
+
+class _Fused(NamedTuple):
+    """The static arrays of a URDF body packed for ``self_check`` / ``self_counts``."""
+    fbuf: np.ndarray
+    ibuf: np.ndarray
+    lbuf: np.ndarray
+    stack_rows: int
+    qshape: tuple
+
+
+def _pack_fused(body, h, mask, plan) -> _Fused:
+    """The static arrays of a URDF body packed for the kernels (a snapshot: a checker does
+    not follow later ``set_link_vertices`` calls)."""
     k, tr = body._kin, body.tree
     code, program = plan
-    axes = np.zeros(1, dtype=np.int64)
+    qplan = make_plan(body.bvhs[0].kind, code, program, first=True)
     floats = [k["origins"], k["axes"], k["mult"], k["offset"], body.leaf_c, body.leaf_R, body.leaf_e, body.moments,
               body.nodes_f, body.vertices]
     ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
             tr.leaf_of_link, body.nodes_i, body.prim_order, body.faces, body.node_off, body.prim_off, body.vert_off]
-    off, pos = [], 0
+    prim_floats, prim_ints, prim_dims = fused_prim_arrays(body)  # exact primitive links (primlinks)
+    floats, ints = floats + prim_floats, ints + prim_ints
+    off_f, pos = [], 0
     for a in floats:
-        off.append(pos)
+        off_f.append(pos)
         pos += a.size
     fbuf = np.concatenate([np.ascontiguousarray(a, dtype=np.float64).ravel() for a in floats])
-    pos = 0
+    off_i, pos = [], 0
     for a in ints:
-        off.append(pos)
+        off_i.append(pos)
         pos += a.size
-    if max(int(np.max(a)) if a.size else 0 for a in ints) >= 2 ** 31:
+    off = off_f[:10] + off_i[:14] + off_f[10:] + off_i[14:]
+    if max(int(np.max(np.abs(a))) if a.size else 0 for a in ints) >= 2 ** 31:
         raise ValueError("body too large for the packed self-collision kernel")
     ibuf = np.concatenate([np.asarray(a).astype(np.int32).ravel() for a in ints])
     L, K = body.n_links, len(body.frame_names)
     H, N = tr.n_nodes, len(body.nodes_f)
-    dims = np.array([K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
-                     max(bv.leaf_size for bv in body.bvhs) ** 2], dtype=np.int64)
-    # link bit sets per hierarchy node, for pruning node pairs that hold no checked pair
-    if L <= 63:
-        link_bits = np.array([1 << i for i in range(L)], dtype=np.int64)
-        allow = np.array([sum(1 << j for j in range(L) if mask[i, j]) for i in range(L)], dtype=np.int64)
-        bits = np.zeros(H, dtype=np.int64)
-        reach = np.zeros(H, dtype=np.int64)
-        for n in range(H):
-            s, c = tr.nodes_i[n, 2], tr.nodes_i[n, 3]
-            for li in tr.link_order[s:s + c]:
-                bits[n] |= link_bits[li]
-                reach[n] |= allow[li]
-    else:
-        bits = np.full(H, -1, dtype=np.int64)
-        reach = np.full(H, -1, dtype=np.int64)
-    return {"fbuf": fbuf, "ibuf": ibuf, "off": np.array(off, dtype=np.int64), "dims": dims,
-            "axes": np.ascontiguousarray(axes), "bits": bits, "reach": reach,
-            "q": np.zeros((1, body.n_dofs)), "root": np.eye(4)[None].copy(), "moved": False,
-            "work": np.empty((K, 4, 4)), "poses": np.empty((1, L, 4, 4)),
-            "stack": np.empty((2 * body.max_height + 2, 2), dtype=np.int32),
-            "cand": np.empty((max(1, L * (L - 1) // 2), 2), dtype=np.int32),
-            "hits": np.zeros(max(1, L * (L - 1) // 2), dtype=np.bool_),
-            "counters": np.zeros(2 + N_STATS, dtype=np.int64)}
+    dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
+            max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims
+    bits, reach = link_bit_sets(tr, mask)
+    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, qplan])
+    assert len(off) == N_OFF and len(dims) == N_DIMS
+    return _Fused(fbuf, ibuf, lbuf, 2 * max(body.max_height, prim_dims[-1]) + 2, (body.n_dofs,))
+
+
+def link_bit_sets(tr, mask):
+    """Per hierarchy node: the links under it as a bit set (``bits``) and the links some
+    link under it is checked against (``reach``), for pruning node pairs that hold no
+    checked pair; all ones (no pruning) beyond 63 links. Linear in the tree size."""
+    H, L = tr.n_nodes, len(tr.link_order)
+    if L > 63:
+        return np.full(H, -1, dtype=np.int64), np.full(H, -1, dtype=np.int64)
+    link_bits = np.array([1 << i for i in range(L)], dtype=np.int64)
+    allow = np.zeros(L, dtype=np.int64)
+    for i in range(L):
+        for j in np.flatnonzero(mask[i]):
+            allow[i] |= link_bits[j]
+    bits = np.zeros(H, dtype=np.int64)
+    reach = np.zeros(H, dtype=np.int64)
+    for n in range(H):
+        s, c = tr.nodes_i[n, 2], tr.nodes_i[n, 3]
+        for li in tr.link_order[s:s + c]:
+            bits[n] |= link_bits[li]
+            reach[n] |= allow[li]
+    return bits, reach
 
 
 def self_collision_pairs(body, q, method: str = "cab", skip_adjacent: bool = True, disabled=None,
@@ -276,13 +344,16 @@ def environment_pairs(body, q, env, env_poses=None, method: str = "cab", root_po
     eb = env if isinstance(env, ArticulatedBody) else environment_body(env, body.mesh_bv)
     if env_poses is None:
         env_poses = eb.fk(np.zeros(eb.n_dofs))
-    env_poses = np.asarray(env_poses, dtype=np.float64)
+    env_poses = np.asarray(env_poses)
     if env_poses.shape == (4, 4):
         env_poses = env_poses[None]
     if env_poses.shape != (eb.n_links, 4, 4):
         raise ValueError(f"env_poses: expected shape ({eb.n_links}, 4, 4), got {env_poses.shape}")
+    env_poses = check_link_poses(as_poses(env_poses, "env_poses"), eb.n_links, "env_poses")
+    root = None if root_pose is None else as_pose(root_pose, "root_pose")
+    poses = check_link_poses(body.fk(q, root), body.n_links, "link poses")
     ha, hb = BodyHierarchy(body, method), BodyHierarchy(eb, method)
-    ha.update(body.fk(q, root_pose))
+    ha.update(poses)
     hb.update(env_poses)
     r = collide_bodies(ha, hb)
     na, nb = link_names(body), link_names(eb)

@@ -17,10 +17,15 @@ import numpy as np
 
 from .. import shapes
 from ..mesh import Mesh, load_mesh
+from ..primitives import Primitive
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, robot_fk
 from .body import ArticulatedBody, Link
+from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
 
 CYLINDER_SIDES = 48
+#: the largest primitive size or origin offset accepted, in metres (beyond it a link's
+#: coordinates leave the range where the kernels are exact; see cdcore.mesh.MAX_COORD)
+MAX_SIZE = 1e6
 SPHERE_SUBDIVISIONS = 3
 JOINT_TYPES = {"fixed": JOINT_FIXED, "revolute": JOINT_REVOLUTE, "continuous": JOINT_REVOLUTE,
                "prismatic": JOINT_PRISMATIC}
@@ -166,7 +171,8 @@ class RobotBody(ArticulatedBody):
 
 # ---- loading --------------------------------------------------------------------------
 
-def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str = "obb") -> RobotBody:
+def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str = "obb",
+              primitives: str = "exact") -> RobotBody:
     """Load a URDF robot as an articulated body.
 
     Parameters
@@ -181,6 +187,10 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         Which elements make the link meshes.
     mesh_bv : str
         Bounding-volume type of the links' mesh hierarchies.
+    primitives : {"exact", "tessellate"}
+        ``<box>``, ``<cylinder>``, ``<sphere>`` as exact solids (``articulated.primlinks``:
+        primitive leaves, GJK / closed forms; with box hierarchies, ``mesh_bv`` "aabb", "obb"
+        or "obb_sphere" — other hierarchy types tessellate), or as the tessellations below.
 
     Returns
     -------
@@ -200,6 +210,8 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         raise FileNotFoundError(f"URDF file not found: {path}")
     if geometry not in GEOMETRY_KINDS:
         raise ValueError(f"geometry: expected one of {GEOMETRY_KINDS}, got {geometry!r}")
+    if primitives not in PRIMITIVE_MODES:
+        raise ValueError(f"primitives: expected one of {PRIMITIVE_MODES}, got {primitives!r}")
     if package_dirs is None:
         package_dirs = []
     elif isinstance(package_dirs, (str, os.PathLike)):
@@ -216,14 +228,21 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
     kin, joint_names, limits, continuous, joints = _kinematics(robot, links, fname)
     # link meshes
     urdf_dir = os.path.dirname(os.path.abspath(path))
-    meshes = {}
+    meshes, link_prims, real_meshes = {}, {}, {}
+    exact = primitives == "exact" and mesh_bv in PRIMITIVE_BVS
     for name in kin["names"]:
         elems = getattr(links[name], "collisions" if geometry == "collision" else "visuals") or []
-        parts = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
-        parts = [p for p in parts if p is not None]
-        if parts:
-            meshes[name] = shapes.merge(parts, name=name) if len(parts) > 1 else Mesh(parts[0].vertices,
-                                                                                     parts[0].faces, name)
+        both = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
+        parts = [m for m, _ in both]
+        if not parts:
+            continue
+        prims = [p for _, p in both if p is not None] if exact else []
+        real = [m for m, p in both if p is None] if exact else parts
+        real_meshes[name] = (shapes.merge(real, name=name) if len(real) > 1 else
+                             Mesh(real[0].vertices, real[0].faces, name)) if real else None
+        link_prims[name] = prims
+        meshes[name] = (Mesh(*_verts_faces(link_mesh(prims, real_meshes[name])), name) if prims
+                        else real_meshes[name])
     if not meshes:
         raise URDFError(f"{fname}: the robot is empty: no link carries <{geometry}> geometry")
     # cdcore links: the geometry links, each attached to its nearest geometry ancestor
@@ -252,8 +271,17 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         origin = np.linalg.solve(rest[p], rest[k]) if p >= 0 else rest[k]
         link_objs.append(Link(names[k], mesh, pi, origin))
         has_geo.append(hg)
-    return RobotBody(link_objs, kin, joint_names, limits, continuous, joints, has_geo, robot.name or fname,
+    body = RobotBody(link_objs, kin, joint_names, limits, continuous, joints, has_geo, robot.name or fname,
                      mesh_bv, source=os.path.abspath(path))
+    body.primitives = "exact" if exact else "tessellate"
+    if exact and any(link_prims.values()):
+        attach(body, [link_prims.get(names[k], []) for k in keep],
+               [real_meshes.get(names[k]) if names[k] in meshes else None for k in keep])
+    return body
+
+
+def _verts_faces(m):
+    return m.vertices, m.faces
 
 
 def robot_rest_poses(kin) -> np.ndarray:
@@ -271,7 +299,7 @@ def _parse(path):
 
     fname = os.path.basename(path)
     try:
-        from lxml import etree
+        from lxml import etree  # pyright: ignore[reportAttributeAccessIssue]  (a C extension, no stubs)
         etree.parse(path)  # yourdfpy silently "recovers" broken XML; refuse it instead
     except Exception as exc:
         raise URDFError(f"{fname}: not readable XML ({exc})") from None
@@ -289,6 +317,10 @@ def _kinematics(robot, links, fname):
     """Kinematic tree arrays over all links (parents before children, document order)."""
     child_joint = {}
     children = {n: [] for n in links}
+    seen_joints: set = set()
+    dup = sorted({j.name for j in robot.joints if j.name in seen_joints or seen_joints.add(j.name)})
+    if dup:
+        raise URDFError(f"{fname}: duplicate joint names {dup} (a q vector could not say which is which)")
     for j in robot.joints:
         jw = f"{fname}: <joint name={j.name!r}>"
         if j.type not in JOINT_TYPES:
@@ -351,7 +383,7 @@ def _kinematics(robot, links, fname):
         kin["joint"][i] = j.name
         kin["parents"][i] = pos[j.parent]
         if j.origin is not None:
-            kin["origins"][i] = np.asarray(j.origin, dtype=np.float64)
+            kin["origins"][i] = _origin(j.origin, f"{jw} <origin>")
         kin["jtype"][i] = JOINT_TYPES[j.type]
         if j.type == "fixed":
             continue
@@ -381,22 +413,28 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
     g = elem.geometry
     if g is None:
         raise URDFError(f"{where}: no <geometry>")
-    pose = np.eye(4) if elem.origin is None else np.asarray(elem.origin, dtype=np.float64)
+    pose = np.eye(4) if elem.origin is None else _origin(elem.origin, f"{where} <origin>")
+    prim = None
     if g.box is not None:
-        size = np.asarray(g.box.size, dtype=np.float64)
-        if size.shape != (3,) or not np.all(size > 0):
-            raise URDFError(f"{where}: <box size> must be 3 positive numbers, got {g.box.size!r}")
+        size = _floats(g.box.size, f"{where} <box size>")
+        if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
+            raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
         m = shapes.box(size)
+        prim = ("box", size / 2)
     elif g.cylinder is not None:
-        r, h = float(g.cylinder.radius or 0), float(g.cylinder.length or 0)
-        if not (r > 0 and h > 0):
-            raise URDFError(f"{where}: <cylinder> needs positive radius and length, got {r}, {h}")
-        m = shapes.cylinder(r, h, n_around=CYLINDER_SIDES)
+        r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
+        h = _floats(g.cylinder.length or 0, f"{where} <cylinder length>")
+        if not (r.shape == h.shape == () and 0 < r <= MAX_SIZE and 0 < h <= MAX_SIZE):
+            raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
+                            f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
+        m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
+        prim = ("cylinder", (float(r), float(h) / 2))
     elif g.sphere is not None:
-        r = float(g.sphere.radius or 0)
-        if not r > 0:
-            raise URDFError(f"{where}: <sphere> needs a positive radius, got {r}")
-        m = shapes.icosphere(r, SPHERE_SUBDIVISIONS)
+        r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
+        if not (r.shape == () and 0 < r <= MAX_SIZE):
+            raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
+        m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
+        prim = ("sphere", (float(r),))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
         try:
@@ -406,13 +444,38 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         except ValueError as exc:
             raise URDFError(f"{where}: {exc}") from None
         if g.mesh.scale is not None:
-            s = np.broadcast_to(np.asarray(g.mesh.scale, dtype=np.float64), (3,))
-            if not np.all(np.isfinite(s)) or np.any(s == 0):
-                raise URDFError(f"{where}: <mesh scale> must be finite and non-zero, got {g.mesh.scale!r}")
-            pose = pose @ np.diag([*s, 1.0])
+            s = _floats(g.mesh.scale, f"{where} <mesh scale>")
+            if s.shape not in ((), (1,), (3,)) or not np.all(np.isfinite(s)) or np.any(s == 0):
+                raise URDFError(f"{where}: <mesh scale> must be 1 or 3 finite non-zero numbers, got {g.mesh.scale!r}")
+            pose = pose @ np.diag([*np.broadcast_to(s, (3,)), 1.0])
     else:
         raise URDFError(f"{where}: empty <geometry>")
-    return shapes.transformed(m, pose)
+    try:
+        mesh = shapes.transformed(m, pose)
+        return mesh, (None if prim is None else Primitive(prim[0], prim[1], pose, None, f"{link}#{k}"))
+    except (TypeError, ValueError) as exc:  # coordinates beyond the kernels' range after scaling
+        raise URDFError(f"{where}: {exc}") from None
+
+
+def _floats(value, where) -> np.ndarray:
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise URDFError(f"{where}: expected numbers, got {value!r} ({exc})") from None
+
+
+def _origin(value, where) -> np.ndarray:
+    """A (4, 4) rigid transform from an ``<origin xyz rpy>`` (yourdfpy's matrix)."""
+    T = _floats(value, where)
+    if T.shape != (4, 4) or not np.all(np.isfinite(T)):
+        raise URDFError(f"{where}: xyz and rpy must be finite numbers (3 each), got {_origin_text(T)}")
+    if np.abs(T[:3, 3]).max() > MAX_SIZE:
+        raise URDFError(f"{where}: xyz beyond +-{MAX_SIZE:g} m, got {T[:3, 3].tolist()}")
+    return T
+
+
+def _origin_text(T) -> str:
+    return "NaN or infinite values" if T.shape == (4, 4) else f"shape {T.shape}"
 
 
 def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
@@ -427,6 +490,11 @@ def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
     if not uri.startswith("package://"):
         return uri if os.path.isabs(uri) else os.path.join(urdf_dir, uri)
     pkg, _, rest = uri[len("package://"):].partition("/")
+    inner = os.path.normpath(rest) if rest else ""
+    if (not pkg or pkg in (".", "..") or os.sep in pkg or os.path.isabs(rest) or inner == ".."
+            or inner.startswith(".." + os.sep)):
+        raise URDFError(f"{where}: {uri!r} leaves its package directory (a package:// path must stay inside "
+                        f"package {pkg!r})")
     roots = []
     for d in package_dirs:
         roots += [os.path.join(d, pkg), d] if os.path.basename(os.path.normpath(d)) == pkg else [os.path.join(d, pkg)]
@@ -439,10 +507,10 @@ def resolve_uri(uri, urdf_dir, package_dirs=(), where="", link=None) -> str:
         d = parent
     found = [r for r in roots if os.path.isdir(r)]
     for r in found:
-        if os.path.isfile(os.path.join(r, rest)):
-            return os.path.join(r, rest)
+        if os.path.isfile(os.path.join(r, inner)):
+            return os.path.join(r, inner)
     if found:
-        return os.path.join(found[0], rest)  # the package exists but the file does not
+        return os.path.join(found[0], inner)  # the package exists but the file does not
     raise PackageNotFoundError(f"{where}: package {pkg!r} of {uri!r} not found in package_dirs {list(package_dirs)} "
                                f"nor above the URDF's directory; pass the directory that holds {pkg}/",
                                pkg, uri, link)

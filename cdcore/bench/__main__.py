@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import axes_bench, distance_bench, fcl_bench, kdop_bench, robots_bench, soak, tables
+from . import axes_bench, contacts_bench, distance_bench, fcl_bench, kdop_bench, lab, robots_bench, soak, tables
 
-SUBCOMMANDS = (fcl_bench, tables, axes_bench, kdop_bench, distance_bench, robots_bench, soak)
+SUBCOMMANDS = (fcl_bench, tables, axes_bench, kdop_bench, distance_bench, robots_bench, soak, lab, contacts_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,10 +25,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Console-script entry: parse ``argv`` (default ``sys.argv[1:]``), run the subcommand and
-    return its exit code (argparse exits with code 2 on bad arguments)."""
+    return its exit code (argparse exits with code 2 on bad arguments, and output paths are
+    checked while parsing: ``bench.output.output_file``; Ctrl-C returns 130)."""
     args = build_parser().parse_args(argv)
-    return int(args.run(args) or 0)
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:  # Ctrl-C anywhere in a subcommand: no traceback, the shell's code
+        print(f"\ncdcore-bench {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _entry() -> None:
+    """``python -m cdcore.bench``: Ctrl-C while the modules import also exits 130."""
+    try:
+        code = main()
+    except KeyboardInterrupt:
+        print("\ncdcore-bench: interrupted", file=sys.stderr)
+        code = 130
+    sys.exit(code)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    _entry()

@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from .output import atomic_write, output_path_problem
+from .output import atomic_write, output_file, output_path_problem
 from .common import fmt_ratio, fmt_time, linked_pose, near_contact_poses, summarize, table, torus, torus_mesh
 
 NAME = "distance"
@@ -89,7 +89,7 @@ def add_parser(subparsers):
                    help="timed calls per fixed pose and engine (default 1000, --quick 100)")
     p.add_argument("--bv", type=_bv_list, metavar="LIST", default=list(VARIANTS),
                    help=f"comma-separated bounding-volume types (default {','.join(VARIANTS)})")
-    p.add_argument("--json", metavar="PATH", help="also write every result row to PATH as JSON")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="also write every result row to PATH as JSON")
     p.set_defaults(run=run)
     return p
 

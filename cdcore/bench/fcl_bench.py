@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from .output import atomic_write, output_path_problem
+from .output import atomic_write, output_file, output_path_problem
 from .common import (fmt_ratio, fmt_time, linked_pose, near_contact_poses, summarize, table,
                      time_calls, torus, torus_mesh)
 
@@ -94,7 +94,7 @@ def add_parser(subparsers):
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true",
                    help="fewer repeats and poses (finishes in well under a minute)")
-    p.add_argument("--json", metavar="PATH", help="also write every result row to PATH as JSON")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="also write every result row to PATH as JSON")
     p.add_argument("--repeat", type=_positive_int, metavar="N",
                    help="timed calls per fixed pose and engine (default 1000, --quick 100); the "
                         "random poses get N/20 passes and collide_batch N/10 calls")

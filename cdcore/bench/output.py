@@ -52,3 +52,16 @@ def atomic_write(path, write, newline=None) -> None:
         except OSError:
             pass
         raise
+
+
+def output_file(text: str) -> str:
+    """argparse ``type`` of an output file option: refuses an empty path and a path that
+    cannot be written (``output_path_problem``) while the arguments are parsed, before
+    any work (argparse then exits with code 2 and the message)."""
+    import argparse
+    if not text or not text.strip():
+        raise argparse.ArgumentTypeError("expected a file path, got an empty string")
+    problem = output_path_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text

@@ -22,16 +22,44 @@ import time
 import numpy as np
 
 from .common import fmt_ratio, fmt_time, table
+from .output import atomic_write, output_file
 
 NAME = "robots"
 TOUCH_TOL = 1e-5  # metres: pairs closer than this may be reported by either engine
 
 
+ROBOTS = ("allegro", "panda")
+
+
 def _positive_int(s):
-    v = int(s)
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {s!r}") from None
     if v < 1:
         raise argparse.ArgumentTypeError("must be a positive integer")
     return v
+
+
+def _seed(s):
+    try:
+        v = int(s)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {s!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0 (numpy seeds are non-negative), got {v}")
+    return v
+
+
+def _robot_list(s):
+    names = list(dict.fromkeys(r.strip() for r in s.split(",") if r.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"no robot named; choose from {', '.join(ROBOTS)}")
+    unknown = [n for n in names if n not in ROBOTS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown robot {', '.join(map(repr, unknown))}; choose from "
+                                         f"{', '.join(ROBOTS)}")
+    return names
 
 
 def add_parser(subparsers):
@@ -43,10 +71,10 @@ def add_parser(subparsers):
                    "(default 200, --quick 40)")
     p.add_argument("--method", default="cab", choices=("aabb_plus", "aabb_star", "obb", "cab"),
                    help="articulation-hierarchy update (default cab)")
-    p.add_argument("--robots", default="allegro,panda", help="comma-separated: allegro, panda")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--robots", type=_robot_list, default=list(ROBOTS), help="comma-separated: allegro, panda")
+    p.add_argument("--seed", type=_seed, default=0, help="configuration sampling seed (>= 0, default 0)")
     p.add_argument("--verbose", action="store_true", help="print every configuration")
-    p.add_argument("--json", metavar="PATH", help="also write the per-configuration rows as JSON")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="also write the per-configuration rows as JSON")
     p.set_defaults(run=run)
     return p
 
@@ -79,7 +107,7 @@ def run(args) -> int:
     reps = args.repeat or (40 if args.quick else 200)
     rows_out = []
     status = 0
-    for name in [r.strip() for r in args.robots.split(",") if r.strip()]:
+    for name in args.robots:
         try:
             sr = shared_robot(name)
         except (FileNotFoundError, ValueError) as exc:
@@ -128,6 +156,5 @@ def run(args) -> int:
         if differ:
             status = 1
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as fh:
-            json.dump(rows_out, fh, indent=1)
+        atomic_write(args.json, lambda fh: json.dump(rows_out, fh, indent=1))
     return status

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .output import atomic_write, output_path_problem
+from .output import atomic_write, output_file, output_path_problem
 
 NAME = "soak"
 SEGMENTS = 10
@@ -43,6 +43,16 @@ def _positive(value):
     return v
 
 
+def _fraction(value):
+    try:
+        v = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a fraction >= 0, got {value!r}") from None
+    if not 0 <= v < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a finite fraction >= 0, got {value}")
+    return v
+
+
 def add_parser(subparsers):
     p = subparsers.add_parser(NAME, help="resident memory over 10,000 frames and 100,000 queries (leak check)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -51,11 +61,11 @@ def add_parser(subparsers):
                    help="the scene's frame count (default 10,000,000)")
     p.add_argument("--frames", type=_positive, default=10_000, metavar="N", help="frames to play (default 10,000)")
     p.add_argument("--queries", type=_positive, default=100_000, metavar="N", help="queries to run (default 100,000)")
-    p.add_argument("--warmup", type=float, default=0.1, metavar="FRACTION",
+    p.add_argument("--warmup", type=_fraction, default=0.1, metavar="FRACTION",
                    help="share of each phase before the baseline sample (default 0.1)")
-    p.add_argument("--max-growth", type=float, default=0.05, metavar="FRACTION",
+    p.add_argument("--max-growth", type=_fraction, default=0.05, metavar="FRACTION",
                    help="allowed RSS growth after warm-up (default 0.05)")
-    p.add_argument("--json", metavar="PATH", help="also write the samples to PATH as JSON")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="also write the samples to PATH as JSON")
     p.set_defaults(run=run)
     return p
 

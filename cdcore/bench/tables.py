@@ -48,7 +48,7 @@ import numpy as np
 from . import paper_figures as pf
 from . import tables_paper as tp
 from .common import table
-from .output import atomic_write, output_path_problem
+from .output import atomic_write, output_file, output_path_problem
 
 NAME = "tables"
 
@@ -110,8 +110,8 @@ def add_parser(subparsers):
     p.add_argument("--scenes", metavar="A,B,...",
                    help="comma-separated scene names (default: all shipped scenes); the realignment section runs "
                         "with all scenes or when a proximity scene is named")
-    p.add_argument("--json", metavar="PATH", help="write every row (and the verdicts) to PATH as JSON")
-    p.add_argument("--csv", metavar="PATH", help="write every row to PATH as CSV")
+    p.add_argument("--json", type=output_file, metavar="PATH", help="write every row (and the verdicts) to PATH as JSON")
+    p.add_argument("--csv", type=output_file, metavar="PATH", help="write every row to PATH as CSV")
     p.set_defaults(run=run)
     return p
 

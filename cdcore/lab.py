@@ -1,0 +1,373 @@
+"""The build lab: several configurations (BV type x test x split rule x leaf size) run over the
+same scene and motion, frame by frame, with the tree-quality numbers that explain the
+difference (``cdcore.quality``), and the full-vs-front-cache comparison (``cdcore.front``).
+
+Every configuration builds its own hierarchy of every link mesh of the scene; a frame refits
+the deforming ones, poses the links and queries (all contacts) every link pair of the scene's
+body pairs whose root volumes' bounding spheres overlap in the world (the same cheap filter
+for every configuration, standing in for the articulated broad phase: a link pair whose roots
+are apart costs one node test in any configuration and would only dilute the comparison).
+Configurations are stepped interleaved, frame by frame, so that timings share the machine's
+state. Used by ``python -m cdcore.bench lab`` and the app's Compare dock.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import _layout as L
+from .articulated import brute_force_pairs
+from .bv import BV_TYPES
+from .bvh import build_bvh
+from .collide import collide
+from .front import FrontCache
+from .quality import TreeQuality, expected_tests, fit_cost_model, tree_quality
+
+SPLIT_NAMES = ("median", "mean", "sah", "volume")
+
+
+@dataclass(frozen=True)
+class LabConfig:
+    """One configuration: ``bv``, ``test`` (None: the type's default), ``split``, ``leaf_size``."""
+    bv: str = "obb"
+    test: str | None = None
+    split: str = "median"
+    leaf_size: int = 1
+
+    def __post_init__(self):
+        if self.bv not in BV_TYPES:
+            raise ValueError(f"bv: expected one of {sorted(BV_TYPES)}, got {self.bv!r}")
+        if self.test is not None and self.test not in BV_TYPES[self.bv].tests:
+            raise ValueError(f"test: {self.test!r} is not available for bv={self.bv!r}; choose one of "
+                             f"{BV_TYPES[self.bv].tests}")
+        if self.split not in SPLIT_NAMES:
+            raise ValueError(f"split: expected one of {SPLIT_NAMES}, got {self.split!r}")
+        if isinstance(self.leaf_size, bool) or not isinstance(self.leaf_size, (int, np.integer)) \
+                or not 1 <= self.leaf_size <= 64:
+            raise ValueError(f"leaf_size: expected an integer 1..64, got {self.leaf_size!r}")
+
+    @property
+    def label(self) -> str:
+        return f"{self.bv}/{self.test or BV_TYPES[self.bv].tests[0]}/{self.split}/leaf{self.leaf_size}"
+
+    @classmethod
+    def parse(cls, text: str) -> "LabConfig":
+        """From ``bv[:test[:split[:leaf]]]`` (empty fields take the defaults), e.g. ``obb::sah:2``."""
+        parts = text.split(":")
+        if not 1 <= len(parts) <= 4 or not parts[0]:
+            raise ValueError(f"configuration {text!r}: expected bv[:test[:split[:leaf]]]")
+        parts += [""] * (4 - len(parts))
+        try:
+            leaf = int(parts[3]) if parts[3] else 1
+        except ValueError:
+            raise ValueError(f"configuration {text!r}: leaf size {parts[3]!r} is not an integer") from None
+        return cls(parts[0], parts[1] or None, parts[2] or "median", leaf)
+
+
+@dataclass
+class FrameLog:
+    """Per-frame series of one run (arrays of length frames)."""
+    n_v: list = field(default_factory=list)  # node (BV) tests
+    n_p: list = field(default_factory=list)  # triangle tests
+    seconds: list = field(default_factory=list)  # time inside the compiled queries
+    queries: list = field(default_factory=list)  # link pairs queried
+    contacts: list = field(default_factory=list)  # intersecting triangle pairs
+    front: list = field(default_factory=list)  # front cache: front pairs summed over link pairs
+
+    def arrays(self) -> dict:
+        return {k: np.asarray(v) for k, v in self.__dict__.items()}
+
+
+class MotionRun:
+    """One configuration's hierarchies of a scene's link meshes and its frame loop.
+
+    ``front``: query through a ``FrontCache`` per link pair (else full traversals).
+    ``check``: also compare every query's pairs with a full ``collide`` (raises on a mismatch).
+    """
+
+    def __init__(self, scene, config: LabConfig, front: bool = False, check: bool = False):
+        self.scene, self.config, self.use_front, self.check = scene, config, front, check
+        t0 = time.perf_counter()
+        self.trees = [[build_bvh(ln.mesh, config.bv, config.leaf_size, split=config.split) for ln in sb.body.links]
+                      for sb in scene.bodies]
+        self.build_seconds = time.perf_counter() - t0
+        self.n_triangles = sum(t.mesh.n_faces for ts in self.trees for t in ts)
+        self.pairs = []  # (body i, body j, link a, link b)
+        for i, j in scene.pairs:
+            for la, lb in brute_force_pairs(scene.bodies[i].body, scene.bodies[j].body, i == j).tolist():
+                self.pairs.append((i, j, la, lb))
+        self.fronts = {}
+        self.log = FrameLog()
+        self.queried = np.zeros(len(self.pairs), dtype=np.int64)  # queries whose roots overlapped
+        self.pair_nv = np.zeros(len(self.pairs), dtype=np.int64)  # their node tests
+        self.mismatches = 0
+
+    def _cache(self, k):
+        fc = self.fronts.get(k)
+        if fc is None:
+            i, j, la, lb = self.pairs[k]
+            fc = self.fronts[k] = FrontCache(self.trees[i][la], self.trees[j][lb], test=self.config.test)
+        return fc
+
+    def step(self, frame: int, repeat: int = 1) -> None:
+        s = self.scene
+        poses = []
+        centres = []
+        radii = []
+        for sb, trees in zip(s.bodies, self.trees):
+            if sb.deforming:
+                trees[0].refit(sb.vertices(frame))
+            lp = np.asarray(sb.link_poses[frame], dtype=np.float64)
+            poses.append(lp)
+            c = np.array([t.nodes_f[0, L.C0:L.C0 + 3] for t in trees])
+            centres.append(np.einsum("lij,lj->li", lp[:, :3, :3], c) + lp[:, :3, 3])
+            radii.append(np.array([np.linalg.norm(t.nodes_f[0, L.E0:L.E0 + 3]) for t in trees]))
+        active = [k for k, (i, j, la, lb) in enumerate(self.pairs)
+                  if np.linalg.norm(centres[i][la] - centres[j][lb]) <= radii[i][la] + radii[j][lb]]
+        test = self.config.test
+        best = np.inf
+        # a stateless (full) run repeats the frame's queries and keeps the fastest pass: a loaded
+        # machine's preemptions (10 ms spikes) would otherwise swamp the cost model
+        for rep in range(1 if self.use_front else max(1, repeat)):
+            n_v = n_p = n_q = n_c = n_f = 0
+            secs = 0.0
+            for k in active:
+                i, j, la, lb = self.pairs[k]
+                ta, tb = self.trees[i][la], self.trees[j][lb]
+                pa, pb = poses[i][la], poses[j][lb]
+                if self.use_front:
+                    fc = self._cache(k)
+                    r = fc.collide(pa, pb)
+                    n_f += fc.front_size
+                else:
+                    r = collide(ta, pa, tb, pb, test=test, contacts="all")
+                if self.check:
+                    ref = collide(ta, pa, tb, pb, test=test, contacts="all")
+                    if not np.array_equal(ref.pairs, r.pairs):
+                        self.mismatches += 1
+                        raise AssertionError(f"{self.config.label} frame {frame} pair {self.pairs[k]}: "
+                                             f"{len(r.pairs)} pairs, full traversal {len(ref.pairs)}")
+                st = r.stats
+                n_v += st.bv_tests
+                n_p += st.prim_tests
+                n_c += len(r.pairs)
+                secs += r.t_total
+                n_q += 1
+                if rep == 0 and st.bv_tests > 1:  # the roots overlapped (the model's condition)
+                    self.queried[k] += 1
+                    self.pair_nv[k] += st.bv_tests
+            best = min(best, secs)
+        secs = best
+        log = self.log
+        log.n_v.append(n_v)
+        log.n_p.append(n_p)
+        log.seconds.append(secs)
+        log.queries.append(n_q)
+        log.contacts.append(n_c)
+        log.front.append(n_f)
+
+    def busiest_pair(self):
+        """(tree a, tree b, measured node tests per query with overlapping roots) of the link pair
+        that cost the most node tests over the run (the model's example pair)."""
+        k = int(np.argmax(self.pair_nv)) if len(self.pairs) else 0
+        i, j, la, lb = self.pairs[k]
+        per = self.pair_nv[k] / self.queried[k] if self.queried[k] else 1.0
+        return self.trees[i][la], self.trees[j][lb], float(per)
+
+
+@dataclass
+class LabResult:
+    """What the lab measured for one configuration."""
+    config: LabConfig
+    log: dict  # FrameLog arrays
+    quality: list[TreeQuality]  # per body: its largest link tree
+    build_ns_per_tri: float
+    c_v: float  # fitted seconds per node test
+    c_p: float  # fitted seconds per triangle test
+    c_0: float  # fitted seconds per query call
+    r2: float
+    predicted_seconds: np.ndarray
+    expected_nv: float  # the random-placement model's N_v per query of the busiest pair
+    measured_nv: float  # measured N_v per query of that pair (frames where its roots overlapped)
+
+    @property
+    def mean_seconds(self) -> float:
+        """Median seconds per frame (robust to a loaded machine's spikes; the counts are means)."""
+        return float(np.median(self.log["seconds"]))
+
+    @property
+    def mean_nv(self) -> float:
+        return float(np.mean(self.log["n_v"]))
+
+    @property
+    def mean_np(self) -> float:
+        return float(np.mean(self.log["n_p"]))
+
+
+class LabRun:
+    """``run_lab`` one frame at a time (for a GUI's timer): ``step()`` runs the next frame of
+    every configuration and returns False when all frames are done; ``results()`` then."""
+
+    def __init__(self, scene, configs, frames: int | None = None, check: bool = False, repeat: int = 3):
+        configs = list(configs)
+        if not 1 <= len(configs) <= 8:
+            raise ValueError(f"configs: the lab compares 1 to 8 configurations, got {len(configs)}")
+        n = scene.frames if frames is None else frames
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= scene.frames:
+            raise ValueError(f"frames: expected 1..{scene.frames}, got {frames!r}")
+        self.frames, self.repeat, self.frame = int(n), int(repeat), 0
+        self.runs = [MotionRun(scene, c, check=check) for c in configs]
+        for r in self.runs:  # compile and warm outside the timed frames
+            r.step(0)
+            r.log = FrameLog()
+            r.queried[:] = 0
+            r.pair_nv[:] = 0
+
+    def step(self) -> bool:
+        if self.frame >= self.frames:
+            return False
+        for r in self.runs:
+            r.step(self.frame, self.repeat)
+        self.frame += 1
+        return self.frame < self.frames
+
+    def results(self) -> list[LabResult]:
+        out = []
+        for r in self.runs:
+            log = r.log.arrays()
+            if len(log["n_v"]) == 0:
+                raise ValueError("no frames run yet")
+            c_v, c_p, c_0, r2 = fit_cost_model(log["n_v"], log["n_p"], log["seconds"], log["queries"])
+            ta, tb, measured = r.busiest_pair()
+            exp_nv, _ = expected_tests(ta, tb)
+            qual = [tree_quality(max(trees, key=lambda t: t.mesh.n_faces)) for trees in r.trees]
+            out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, c_0,
+                                 r2, log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured))
+        return out
+
+
+def run_lab(scene, configs, frames: int | None = None, check: bool = False, progress=None,
+            repeat: int = 3) -> list[LabResult]:
+    """Run every configuration over ``frames`` frames of ``scene`` (interleaved frame by frame;
+    each frame's queries ``repeat`` times, the fastest pass timed)."""
+    job = LabRun(scene, configs, frames, check, repeat)
+    while job.step():
+        if progress is not None:
+            progress(job.frame, job.frames)
+    return job.results()
+
+
+def verdict(results: list[LabResult]) -> str:
+    """Which configuration wins, by how much, and why in terms of the metrics (words)."""
+    if not results:
+        return "no configurations"
+    ranked = sorted(results, key=lambda r: r.mean_seconds)
+    w = ranked[0]
+    lines = [f"Fastest: {w.config.label} at {w.mean_seconds * 1e3:.3f} ms per frame "
+             f"({w.mean_nv:.0f} node tests, {w.mean_np:.0f} triangle tests)."]
+    for o in ranked[1:]:
+        ratio = o.mean_seconds / w.mean_seconds if w.mean_seconds > 0 else float("inf")
+        nv = o.mean_nv / w.mean_nv if w.mean_nv else float("inf")
+        # per-test costs compare only where the fitted model explains the frames
+        cv = o.c_v / w.c_v if w.c_v > 0 and o.r2 > 0.5 and w.r2 > 0.5 else float("nan")
+        qo, qw = o.quality[0], w.quality[0]
+        why = []
+        if nv > 1.05:
+            why.append(f"{nv:.2f}x the node tests")
+        elif nv < 0.95:
+            why.append(f"only {nv:.2f}x the node tests")
+        if np.isfinite(cv) and abs(cv - 1) > 0.1:
+            why.append(f"{cv:.2f}x the cost per node test (fitted C_v {o.c_v * 1e9:.0f} vs {w.c_v * 1e9:.0f} ns)")
+        if o.mean_np > 1.05 * w.mean_np:
+            why.append(f"{o.mean_np / max(w.mean_np, 1):.2f}x the triangle tests")
+        metric = []
+        same_tree = (o.config.bv, o.config.split, o.config.leaf_size) == (w.config.bv, w.config.split,
+                                                                           w.config.leaf_size)
+        same_quality = (o.config.bv, o.config.split) == (w.config.bv, w.config.split)
+        if same_tree:
+            metric.append("the same trees, only the node test differs")
+        elif same_quality:
+            pass  # leaf size only: the same split planes, nearly the same quality numbers
+        elif BV_TYPES[o.config.bv].geometry == BV_TYPES[w.config.bv].geometry or qo.bv == qw.bv:
+            # quality numbers compare within one volume family
+            metric.append(f"SAH cost {qo.sah_cost:.1f} vs {qw.sah_cost:.1f}")
+            metric.append(f"sibling overlap {qo.sibling_overlap:.2f} vs {qw.sibling_overlap:.2f}")
+            if np.isfinite(qo.epo) and np.isfinite(qw.epo):
+                metric.append(f"EPO {qo.epo:.1f} vs {qw.epo:.1f}")
+        elif abs(qo.volume_cost / max(qw.volume_cost, 1e-12) - 1) > 0.05:
+            tighter = "looser" if qo.volume_cost > qw.volume_cost else "tighter"
+            metric.append(f"volume cost {qo.volume_cost:.1f} vs {qw.volume_cost:.1f} ({tighter} volumes)")
+        if o.config.leaf_size != w.config.leaf_size:
+            metric.append(f"leaves of up to {o.config.leaf_size} vs {w.config.leaf_size} triangles trade node "
+                          f"tests for triangle tests")
+        lines.append(f"- {o.config.label}: {ratio:.2f}x slower; " + (", ".join(why) or "similar counts")
+                     + ("; " + "; ".join(metric) if metric else "") + ".")
+    return "\n".join(lines)
+
+
+# ---- the front cache against full traversals ---------------------------------------------
+@dataclass
+class FrontComparison:
+    scene: str
+    config: LabConfig
+    full: dict
+    front: dict
+
+    @property
+    def test_ratio(self) -> float:
+        return float(np.sum(self.front["n_v"]) / max(1, np.sum(self.full["n_v"])))
+
+    @property
+    def time_ratio(self) -> float:
+        """Median over frames of front time / full time (both measured in the same frame, so a
+        loaded machine's spikes cancel)."""
+        full = np.asarray(self.full["seconds"])
+        ok = full > 0
+        if not np.any(ok):
+            return float("nan")
+        return float(np.median(np.asarray(self.front["seconds"])[ok] / full[ok]))
+
+
+class FrontRun:
+    """``compare_front`` one frame at a time (for a GUI's timer): ``step()`` runs the next frame
+    with full traversals and with the front cache; False when all frames are done."""
+
+    def __init__(self, scene, config: LabConfig, frames: int | None = None, check: bool = True,
+                 warm_frames: int = 1):
+        n = scene.frames if frames is None else frames
+        if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= scene.frames:
+            raise ValueError(f"frames: expected 2..{scene.frames}, got {frames!r}")
+        self.scene, self.config, self.frames, self.frame = scene, config, int(n), 0
+        self.warm_frames = min(warm_frames, self.frames - 1)
+        self.full = MotionRun(scene, config)
+        self.front = MotionRun(scene, config, front=True, check=check)
+
+    def step(self) -> bool:
+        if self.frame >= self.frames:
+            return False
+        self.full.step(self.frame)
+        self.front.step(self.frame)
+        self.frame += 1
+        return self.frame < self.frames
+
+    def result(self) -> FrontComparison:
+        cut = min(self.warm_frames, self.frame - 1)
+        fa = {k: v[cut:] for k, v in self.full.log.arrays().items()}
+        fr = {k: v[cut:] for k, v in self.front.log.arrays().items()}
+        return FrontComparison(self.scene.name, self.config, fa, fr)
+
+
+def compare_front(scene, config: LabConfig, frames: int | None = None, check: bool = True,
+                  warm_frames: int = 1) -> FrontComparison:
+    """Full traversals and front-cached ones over the same frames, interleaved; ``check``
+    compares every front query's pairs with a full traversal's. The first ``warm_frames``
+    frames (compilation; the front's first frame is a full traversal) are not counted."""
+    job = FrontRun(scene, config, frames, check, warm_frames)
+    while job.step():
+        pass
+    return job.result()
+
+
+__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "FrontRun", "compare_front"]
