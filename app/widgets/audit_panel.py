@@ -103,7 +103,7 @@ class AuditPanel(QtWidgets.QWidget):
         # the matrix scrolls inside the dock: asking for its full width made the window
         # wider than the screen at 1366x768
         h = super().sizeHint()
-        return QtCore.QSize(min(h.width(), 280), h.height())
+        return QtCore.QSize(min(h.width(), 420), h.height())
 
     def _run(self):
         if guarded(self, "Self-collision audit", self.model.start, self.samples.value(), self.seed.value()) \
