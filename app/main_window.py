@@ -276,18 +276,17 @@ class MainWindow(QtWidgets.QMainWindow):
                                      tip="Pose the robot's joints; its links in contact")
         self.joint_panel.highlight.toggled.connect(lambda _on: self._options_changed())
         self.joint_dock.setVisible(False)
+
+    def _optional_docks(self):
+        """Timing, compare, insight, realignment and distance panels."""
         from .model.audit import AuditModel
         from .widgets.audit_panel import AuditPanel
         self.audit_model = AuditModel(self.robot_model)
         self.audit_panel = AuditPanel(self.audit_model)
-        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.LeftDockWidgetArea,
-                                     name="Self_collision_audit", tab_behind="Robot_joints",
+        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.RightDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Traversal_stepper",
                                      tip="Which link pairs can collide: a link x link matrix; click a cell")
         self.audit_panel.highlight_requested.connect(self._highlight_triangles)
-        self.audit_dock.setVisible(False)
-
-    def _optional_docks(self):
-        """Timing, compare, insight, realignment and distance panels."""
         from .widgets.realign_panel import RealignPanel
         self.realign_panel = RealignPanel(self.session)
         self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
@@ -785,8 +784,6 @@ class MainWindow(QtWidgets.QMainWindow):
         elif ref and ("file" in ref or "meshes" in ref):
             self._remember(ref)
         has_robot = self.robot_model.body is not None
-        if has_robot != self.audit_dock.isVisible():
-            self.audit_dock.setVisible(has_robot)
         if has_robot != self.joint_dock.isVisible():
             self.joint_dock.setVisible(has_robot)
             if has_robot:
@@ -1088,7 +1085,6 @@ class MainWindow(QtWidgets.QMainWindow):
         for d in self.findChildren(QtWidgets.QDockWidget):
             d.setFloating(False)
         self.joint_dock.setVisible(self.robot_model.body is not None)
-        self.audit_dock.setVisible(self.robot_model.body is not None)
         for name in ("Traversal_stepper", "Timing", "Robot_joints" if self.robot_model.body is not None
                      else "Hierarchy_view"):
             d = self.findChild(QtWidgets.QDockWidget, name)
@@ -1106,7 +1102,6 @@ class MainWindow(QtWidgets.QMainWindow):
             if self._saved_state is not None and self.restoreState(self._saved_state, LAYOUT_VERSION):
                 self._user_layout = True  # the user's own dock sizes: never re-fitted behind their back
                 self.joint_dock.setVisible(self.robot_model.body is not None)
-                self.audit_dock.setVisible(self.robot_model.body is not None)
         QtCore.QTimer.singleShot(0, self._hide_stray_tab_bars)
         QtCore.QTimer.singleShot(0, self._update_wants)
 
