@@ -79,7 +79,7 @@ def test_contacts_layer_and_table(window):
     assert "contact segment" in labels and "deepest contact" in labels and any("normal" in x for x in labels)
     # the table: one row per contact (up to its cap), deepest first; a row selects and focuses
     panel = window.contacts_panel
-    assert panel.table.rowCount() == min(len(view.contacts), 500)
+    assert panel.model.rowCount() == len(view.contacts)
     cam0 = np.array(window.plotter.camera.position)
     panel.select(0)
     assert window.contacts_layer.selected == 0 and "contact-selected" in window.plotter.actors
