@@ -342,8 +342,8 @@ class MainWindow(QtWidgets.QMainWindow):
         c = self.contacts_panel.contacts
         if row is not None and c is not None and row < len(c):
             mid = c.points[row].mean(axis=0)
-            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.04 * self.contacts_layer.diag,
-                    2.0 * float(c.depths[row]))
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.12 * self.contacts_layer.diag,
+                    4.0 * float(c.depths[row]))  # the contact with enough around it to see where it is
             self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
         self.view3d._legend()
         self.request_render()
