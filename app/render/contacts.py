@@ -16,8 +16,8 @@ NORMAL_COLOR = (0, 70, 150)        # deep blue arrows (darker than "separated" b
 DEEPEST_COLOR = (120, 0, 60)       # dark crimson: the deepest contact, thicker and larger
 SELECTED_COLOR = (0, 158, 115)     # bluish green ring: the contact chosen in the table
 
-ARROW_MIN = 0.04   # arrow length at depth 0, as a fraction of the scene's diagonal
-ARROW_GAIN = 0.16  # extra length of the deepest contact's arrow, same unit
+ARROW_MIN = 0.008  # arrow length at depth 0, as a fraction of the scene's diagonal
+ARROW_GAIN = 0.05  # extra length of the deepest contact's arrow, same unit
 
 
 class ContactsLayer:
@@ -114,7 +114,7 @@ class ContactsLayer:
         cloud = pv.PolyData(np.asarray(origins, dtype=np.float64)[ok])
         cloud["vec"] = np.asarray(directions, dtype=np.float64)[ok] * np.asarray(lengths)[ok, None]
         cloud["len"] = np.asarray(lengths, dtype=np.float64)[ok]
-        arrow = pv.Arrow(tip_length=0.3, tip_radius=0.12 * width, shaft_radius=0.04 * width)
+        arrow = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width)
         glyphs = cloud.glyph(orient="vec", scale="len", factor=1.0, geom=arrow)
         self._put(name, pv.PolyData(glyphs.points, faces=glyphs.faces) if glyphs.n_points else glyphs)
 

@@ -7,14 +7,13 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
-from .tables import fit_columns
 
 READOUT_PERIOD = 0.1  # s: at most 10 refreshes a second while playing
 
 
 class ContactsModel(QtCore.QAbstractTableModel):
     """The rows of a ``FrameContacts``, formatted on demand (only the visible rows cost)."""
-    HEADERS = ("links", "triangles", "depth", "segment midpoint", "length")
+    HEADERS = ("links", "triangles", "depth", "midpoint", "length")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -51,7 +50,7 @@ class ContactsModel(QtCore.QAbstractTableModel):
         if col == 2:
             return f"{c.depths[r]:.4g}"
         if col == 3:
-            return "(" + ", ".join(f"{x:.4g}" for x in c.points[r].mean(axis=0)) + ")"
+            return "(" + ", ".join(f"{x:.3g}" for x in c.points[r].mean(axis=0)) + ")"
         return f"{float(((c.points[r, 1] - c.points[r, 0]) ** 2).sum() ** 0.5):.3g}"
 
 
@@ -81,7 +80,8 @@ class ContactsPanel(QtWidgets.QWidget):
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        fit_columns(self.table)
+        # (no fit_columns: a wide table would force the right docks, and the window, wider than 1366 px)
+        self.table.setHorizontalScrollMode(QtWidgets.QAbstractItemView.ScrollMode.ScrollPerPixel)
         lay.addWidget(self.table, 1)
         self.table.selectionModel().selectionChanged.connect(self._selected)
         self.show_box.toggled.connect(self.shown_changed)
