@@ -340,13 +340,15 @@ class MainWindow(QtWidgets.QMainWindow):
         from .widgets.verdict_panel import VerdictPanel
         self.contacts_panel = ContactsPanel(self.session)
         self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
-                   tip="Intersecting triangle pairs: segment, normal, penetration depth", tab_behind="Traversal_stepper")
+                   tip="Intersecting triangle pairs: segment, normal, penetration depth",
+                   tab_behind="Traversal_stepper")
         self.contacts_layer = ContactsLayer(self.plotter)
         self.view3d.add_layer("contacts", self.contacts_layer)
         self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
                                           lambda: self.contacts_panel.contacts)
         self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
-                   tip="This pair through cdcore, the exact reference, python-fcl and coal", tab_behind="Traversal_stepper")
+                   tip="This pair through cdcore, the exact reference, python-fcl and coal",
+                   tab_behind="Traversal_stepper")
         self.contacts_panel.contact_selected.connect(self.select_contact)
         self.contacts_panel.shown_changed.connect(self._contacts_shown)
         self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)
@@ -361,8 +363,8 @@ class MainWindow(QtWidgets.QMainWindow):
         c = self.contacts_panel.contacts
         if row is not None and c is not None and row < len(c):
             mid = c.points[row].mean(axis=0)
-            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.04 * self.contacts_layer.diag,
-                    2.0 * float(c.depths[row]))
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.12 * self.contacts_layer.diag,
+                    4.0 * float(c.depths[row]))  # the contact with enough around it to see where it is
             self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
         self.view3d._legend()
         self.request_render()
@@ -813,8 +815,9 @@ class MainWindow(QtWidgets.QMainWindow):
             d is not None and d.isVisible() and not d.visibleRegion().isEmpty() for d in (stepper, insight))
         contacts = getattr(self, "contacts_panel", None) is not None and self.contacts_panel.show_box.isChecked()
         wants = {"trace": bool(trace), "heat": bool(heat), "contacts": bool(contacts)}
-        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None)
-                                        or (wants["contacts"] and s.view.contacts is None))
+        v = s.view
+        stale = v is not None and ((wants["trace"] and not v.traced) or (wants["heat"] and v.heat is None)
+                                   or (wants["contacts"] and v.contacts is None))
         s.wants = wants
         return stale
 
