@@ -54,6 +54,7 @@ def _steps():
                     for trace in (False, True):
                         cdcore.distance(b, None, b, linked, order=order, trace=trace, realign=realign)
                 cdcore.distance_batch(b, b, poses, realign=realign)
+                cdcore.distance_batch(b, b, poses[:2], realign=realign)  # the serial kernel
         return run
 
     def scene_step(name, methods):
@@ -95,7 +96,46 @@ def _steps():
     steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
+    steps.append(("robot self-collision and audit", _robot_step))
     return steps
+
+
+_WARM_URDF = """<?xml version="1.0"?>
+<robot name="warm">
+  <link name="base"><collision><geometry><box size="0.2 0.2 0.05"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0.1 0 0"/><geometry><box size="0.2 0.03 0.03"/></geometry></collision></link>
+  <link name="tip"><collision><geometry><box size="0.05 0.05 0.05"/></geometry></collision></link>
+  <joint name="turn" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.05"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="arm"/><child link="tip"/><origin xyz="0.2 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-0.3" upper="0.3" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def _robot_step():
+    """A URDF robot: the one-call self-collision kernel (every update method), check_poses,
+    environment pairs and the audit's batch kernel (serial and parallel chunks)."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from cdcore import shapes
+    from cdcore.articulated import SelfCollisionChecker, UPDATE_METHODS, audit, environment_pairs, load_urdf
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "warm.urdf")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(_WARM_URDF)
+        robot = load_urdf(path)
+    q = np.array([0.3, 0.1])
+    for method in UPDATE_METHODS:
+        chk = SelfCollisionChecker(robot, method, skip_adjacent=False)
+        chk.check(q)
+        chk.check_poses(robot.fk(q))
+    environment_pairs(robot, q, shapes.box((0.1, 0.1, 0.1)))
+    audit(robot, samples=10, seed=0)
+    audit(robot, samples=200, seed=0, threads=False)
 
 
 def warm(progress=None) -> float:

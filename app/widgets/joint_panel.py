@@ -90,7 +90,9 @@ class JointPanel(QtWidgets.QWidget):
             self._updating = True
             try:
                 for k, (v, (lo, hi)) in enumerate(zip(m.q(), m.limits)):
-                    self.sliders[k].setValue(int(round((v - lo) / (hi - lo) * STEPS)) if hi > lo else 0)
+                    pos = (v - lo) / (hi - lo) * STEPS if hi > lo else 0.0
+                    # a value far outside the range (a trajectory at 1e308) pins the slider
+                    self.sliders[k].setValue(int(round(min(max(pos, 0.0), STEPS))) if np.isfinite(pos) else 0)
                     self.values[k].setText(f"{v:+.3f}")
             finally:
                 self._updating = False
