@@ -483,9 +483,27 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
             v.addAction(a)
         v.addAction("Reset camera direction", lambda: (self.reset_view(), self.request_render()))
+        self.act_front = v.addAction("Draw front cache")
+        self.act_front.setCheckable(True)
+        self.act_front.setObjectName("actFront")
+        self.act_front.setToolTip("Track every link pair with a front cache and draw the largest front's nodes")
+        self.act_front.toggled.connect(self.show_front)
         v.addAction("Reset layout", self.reset_layout)
         h = self.menuBar().addMenu("&Help")
         self.act_shortcuts = h.addAction("&Keyboard shortcuts", self.show_shortcuts, QtGui.QKeySequence("F1"))
+
+    def show_front(self, on: bool) -> None:
+        """View → Draw front cache: the generalized front of the link pair with the largest
+        front, as wireframes (``app.render.front``); off removes the layer and its state."""
+        if on:
+            from .render.front import FrontLayer
+            self.view3d.add_layer("front", FrontLayer(self.plotter))
+        else:
+            layer = self.view3d.layers.pop("front", None)
+            if layer is not None:
+                layer.clear()
+        self.view3d._legend()
+        self.request_render()
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help → Keyboard shortcuts: a non-modal table of every key and mouse action."""
