@@ -39,13 +39,13 @@ import numpy as np
 from numba import njit, prange
 
 from ._cycles import read_cycles
-from ._kdop_traverse import QF_PAD, prepare_query
+from ._kdop_traverse import QF_PAD, QF_TROW, QI_COLS, prepare_query
 from ._layout import (AXIS_SPHERE, BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
                       CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, KIND_AABB, LEFT, N_COUNTERS, N_STATE, N_STATS,
                       OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, P_AXES, P_EXACT, P_FIRST, P_KIND,
-                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SIZE, SPLIT_A, SPLIT_B, SPLIT_NONE,
-                      SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
-                      TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS)
+                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SIZE, SPLIT_A, SPLIT_B,
+                      SPLIT_NONE, SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
+                      TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS)
 from ._overlap import ABS_EPS, spheres_separated
 from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
 from ._pairjit import pair_njit
@@ -405,8 +405,8 @@ def _kdop_query(method, KT, R, t):
     """B's realignment tables for this (R, t) (``_kdop_traverse.prepare_query``) and the k-DOP
     bundle; ``KT``: ``_kdop_traverse.KdopTables``."""
     k2 = KT.dirs.shape[0]
-    qf = np.zeros((k2, 10 + KT.T.shape[0]))
-    qi = np.zeros((k2, 8), dtype=np.int64)
+    qf = np.zeros((k2, QF_TROW + KT.T.shape[0]))
+    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
     prepare_query(method, KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv, KT.T,
                   KT.TN, KT.inv_delta, qf, qi)
     return KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
@@ -496,10 +496,18 @@ def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts, KT):
     return _finish(buf, counts)[0]
 
 
+@njit(cache=True, inline='always')
+def _check_pose_shapes(pose_a, pose_b):
+    if pose_a.shape[0] != 4 or pose_a.shape[1] != 4 or pose_b.shape[0] != 4 or pose_b.shape[1] != 4:
+        raise ValueError("pose: expected a (4, 4) array")
+
+
 @njit(cache=True, nogil=True)
 def hit_entry(FA, IA, FB, IB, pose_a, pose_b, plan):
     """Whether two packed non-k-DOP trees collide (first contact), with nothing checked but
-    what prevents a crash (the caller passes (4, 4) poses): the prepared ``Query``'s call."""
+    what prevents a crash: the poses' shapes (a (4, 4) float64 array of another shape would be
+    read out of bounds). The prepared ``Query``'s call."""
+    _check_pose_shapes(pose_a, pose_b)
     R = np.empty((3, 3))
     t = np.empty(3)
     _relative_transform(pose_a, pose_b, R, t)
@@ -514,6 +522,7 @@ def hit_entry(FA, IA, FB, IB, pose_a, pose_b, plan):
 @njit(cache=True, nogil=True)
 def hit_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, KT):
     """``hit_entry`` for k-DOP trees (``KT``: ``KdopTables``)."""
+    _check_pose_shapes(pose_a, pose_b)
     R = np.empty((3, 3))
     t = np.empty(3)
     _relative_transform(pose_a, pose_b, R, t)
@@ -537,8 +546,8 @@ def _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, i0, i1, hits, counte
     t = np.empty(3)
     kdop = plan[P_TEST] == TEST_SLAB
     k2 = KT.dirs.shape[0]
-    qf = np.zeros((k2, 10 + KT.T.shape[0]))
-    qi = np.zeros((k2, 8), dtype=np.int64)
+    qf = np.zeros((k2, QF_TROW + KT.T.shape[0]))
+    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
     K = KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
     for i in range(i0, i1):
         _relative_transform(pose_a, poses_b[i], R, t)

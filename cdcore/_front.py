@@ -33,17 +33,17 @@ rebuild (new topology) resets the front (``cdcore.front.FrontCache``).
 import numpy as np
 from numba import njit
 
-from ._core import _grown, pose_status, sorted_pairs, traverse
-from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query
-from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, RIGHT, TEST_SLAB, TR_A, TR_B,
-                      TR_OUTCOME, TRACE_COLS)
-from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
+from ._core import (Buffers, _grown, _kdop_query, _unread_kdop, new_buffers, pose_status, sorted_pairs,
+                    traverse, trees)
+from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD, RIGHT, ST_PAIRS, ST_SP,
+                      ST_TRACE, TR_A, TR_B, TR_OUTCOME)
+from ._pack import H_HEIGHT, H_LEAF_CAP
 from .transforms import _relative_transform
 
 AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
 # attempts back off, so an incoherent motion, like random placements, collapses the stale front
 # the frame after)
-WAIT_MAX = 8  # longest back-off (frames) after failed pull-ups
+WAIT_MAX = 16  # longest back-off (frames) after failed pull-ups
 
 # columns of a front row (int32): the node pair, then its state
 FR_A = 0
@@ -137,52 +137,28 @@ def _next_state(seed_row, outcome, merged, seeds, cur, out, r):
         out[r, ST_FAILS] = 0
 
 
-@njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, method, front, parA, parB,
-                counts, slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
-                inv_delta):
-    """One frame of the front cache (module docstring): all contacts of the query, from the
-    front ``front`` (k, FRONT_COLS) int32 (node pairs and their state). Writes ``counts``
-    (N_STATS + 1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then nothing else
-    was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS) int32)."""
-    st = pose_status(pose_a, pose_b)
-    counts[N_STATS] = st
-    if st:
-        return np.empty((0, 2), dtype=np.int32), front
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    k2 = dirs.shape[0]
-    qf = np.zeros((k2, QF_TROW + Tt.shape[0]))
-    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
-    if test == TEST_SLAB:
-        prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta, qf, qi)
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
+@njit(cache=True, inline='always')
+def _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts):
+    """The frame after the pose checks: seeds, the seeded traversal, the new front."""
     seeds, merged = make_seeds(front, parA, parB)
     ns = seeds.shape[0]
-    stack = np.empty((ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2, 2), dtype=np.int32)
-    for k in range(ns):  # seed 0 on top: popped first
-        stack[ns - 1 - k, 0] = seeds[k, 0]
-        stack[ns - 1 - k, 1] = seeds[k, 1]
-    sp = ns
     leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    pairs = np.empty((max(16, leaf_cap), 2), dtype=np.int32)
-    trace = np.empty((max(64, 4 * ns), TRACE_COLS), dtype=np.int32)
-    counters = np.zeros(N_STATS, dtype=np.int64)
-    n_pairs = 0
-    n_trace = 0
-    while True:
-        status, sp, n_pairs, n_trace = traverse(
-            kind, test, program, axes, False, True, True, R, t,
-            nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method, dirs, slabA, slabB, tabB, outB, qf, qi,
-            pairs, n_pairs, trace, n_trace, stack, sp, counters)
-        if status == DONE:
-            break
-        if n_pairs + leaf_cap > pairs.shape[0]:
-            pairs = _grown(pairs, n_pairs)
-        if n_trace >= trace.shape[0]:
-            trace = _grown(trace, n_trace)
+    buf = new_buffers(max(16, leaf_cap), max(64, 4 * ns), ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
+    stack = buf.stack
+    for k in range(ns):  # seed 0 on top: popped first
+        stack[ns - 1 - k, 0] = seeds[k, FR_A]
+        stack[ns - 1 - k, 1] = seeds[k, FR_B]
+    buf.state[ST_SP] = ns
+    while traverse(plan, R, t, A, B, K, buf) != DONE:
+        pairs = buf.pairs
+        trace = buf.trace
+        if buf.state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
+            pairs = _grown(pairs, buf.state[ST_PAIRS])
+        if buf.state[ST_TRACE] >= trace.shape[0]:
+            trace = _grown(trace, buf.state[ST_TRACE])
+        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state)
+    trace = buf.trace
+    n_trace = buf.state[ST_TRACE]
     # the new front: stop rows, with the state of the seed whose sub-traversal they belong to
     n_front = 0
     for r in range(n_trace):
@@ -195,20 +171,55 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, kind, test, program, axes, metho
     for r in range(n_trace):
         a = trace[r, TR_A]
         b = trace[r, TR_B]
-        seed_row = nxt < ns and a == seeds[nxt, 0] and b == seeds[nxt, 1]
+        seed_row = nxt < ns and a == seeds[nxt, FR_A] and b == seeds[nxt, FR_B]
         if seed_row:
             cur = nxt
             nxt += 1
         outcome = trace[r, TR_OUTCOME]
         if outcome == OUT_OVERLAP:
             continue
-        new_front[w, 0] = a
-        new_front[w, 1] = b
+        new_front[w, FR_A] = a
+        new_front[w, FR_B] = b
         _next_state(seed_row, outcome, merged[cur], seeds, cur, new_front, w)
         w += 1
     for k in range(N_STATS):
-        counts[k] = counters[k]
-    return sorted_pairs(pairs[:n_pairs]), new_front
+        counts[k] = buf.counters[k]
+    return sorted_pairs(buf.pairs[:buf.state[ST_PAIRS]]), new_front
 
 
-__all__ = ["front_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]
+@njit(cache=True, nogil=True)
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts):
+    """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
+    query, from the front ``front`` (k, FRONT_COLS) int32 (node pairs and their state).
+    ``plan``: the query's plan with the trace on and all contacts (``_core.make_plan``). Writes
+    ``counts`` (N_STATS + 1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then
+    nothing else was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS)
+    int32)."""
+    st = pose_status(pose_a, pose_b)
+    counts[N_STATS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), front
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
+    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+
+
+@njit(cache=True, nogil=True)
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts, KT):
+    """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
+    st = pose_status(pose_a, pose_b)
+    counts[N_STATS] = st
+    if st:
+        return np.empty((0, 2), dtype=np.int32), front
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    K = _kdop_query(plan[P_METHOD], KT, R, t)
+    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+
+
+__all__ = ["front_entry", "front_kdop_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]

@@ -160,7 +160,9 @@ def _cdcore_verdict(name, bv, ma, pa, mb, pb):
     return Verdict(name, False, 0, d.distance, 0.0, d.points.copy(), res.pairs, tuple(d.pair), t, note=f"bv={bv}")
 
 
-def _brute_verdict(ma, pa, mb, pb):
+def _brute_verdict(ma, pa, mb, pb, distance_ok=True):
+    """The exact answer from the meshes alone; None when the meshes are apart and too large
+    for the O(m n) brute-force distance (``distance_ok`` False)."""
     from .contacts import reference_contacts
     from .witness import brute_distance
     t0 = time.perf_counter()
@@ -169,6 +171,8 @@ def _brute_verdict(ma, pa, mb, pb):
         r = int(np.argmax(ref.depths))
         return Verdict("brute", True, len(ref.pairs), 0.0, float(ref.depths[r]), ref.points[r].copy(), ref.pairs,
                        tuple(int(x) for x in ref.pairs[r]), time.perf_counter() - t0, note="exact, all pairs")
+    if not distance_ok:
+        return None
     d, pair, pts = brute_distance(ma, pa, mb, pb)
     return Verdict("brute", False, 0, d, 0.0, pts, ref.pairs, pair, time.perf_counter() - t0,
                    note="exact, all pairs")
@@ -252,8 +256,7 @@ def _coal_verdict(coal, ma, pa, mb, pb, opts):
         pos = np.asarray(deep.pos, dtype=np.float64)
         return Verdict("coal", True, len(cs), 0.0, -float(deep.penetration_depth), np.stack([pos, pos]), pairs,
                        None if hull else (int(deep.b1), int(deep.b2)), t, note=note, margin=margin, hull=hull)
-    dreq = coal.DistanceRequest()
-    dreq.enable_nearest_points = True
+    dreq = coal.DistanceRequest()  # (coal 3 always computes the nearest points)
     dres = coal.DistanceResult()
     t0 = time.perf_counter()
     coal.distance(ga, ta, gb, tb, dreq, dres)
@@ -406,8 +409,10 @@ def crosscheck(mesh_a: Mesh, pose_a, mesh_b: Mesh, pose_b, *, bvs=("obb",), engi
         Touching tolerance (world units): gaps and depths at most this are "touching".
         Default 1e-7 times the scene's size.
     brute : bool, optional
-        Run the brute-force reference (default: when m n <= ``BRUTE_MAX_PAIRS``). Without it
-        cdcore's first BV type is taken as exact (it is tested equal to it).
+        Allow the brute-force minimum distance (default: when m n <= ``BRUTE_MAX_PAIRS``).
+        The brute-force contacts always run (with a triangle-box prefilter on large meshes);
+        when the meshes are apart and the distance is not allowed, cdcore's first BV type is
+        taken as exact (it is tested equal to the reference).
 
     Returns
     -------
@@ -439,16 +444,19 @@ def crosscheck(mesh_a: Mesh, pose_a, mesh_b: Mesh, pose_b, *, bvs=("obb",), engi
     if brute is None:
         brute = mesh_a.n_faces * mesh_b.n_faces <= BRUTE_MAX_PAIRS
     verdicts, skipped = {}, {}
-    if "cdcore" in wanted or not (brute and "brute" in wanted):
+    if "cdcore" in wanted or "brute" not in wanted or not brute:  # (cdcore may be needed as the exact answer)
         for k, bv in enumerate(bvs):
             name = "cdcore" if k == 0 else f"cdcore:{bv}"
             verdicts[name] = _cdcore_verdict(name, bv, mesh_a, pa, mesh_b, pb)
     if "brute" in wanted:
-        if brute:
-            verdicts["brute"] = _brute_verdict(mesh_a, pa, mesh_b, pb)
+        # contacts by brute force are affordable at any size (a box prefilter); the brute
+        # minimum distance is O(m n) exact distances: only up to BRUTE_MAX_PAIRS
+        v = _brute_verdict(mesh_a, pa, mesh_b, pb, distance_ok=brute)
+        if v is not None:
+            verdicts["brute"] = v
         else:
-            skipped["brute"] = (f"{mesh_a.n_faces * mesh_b.n_faces:,} triangle pairs (> {BRUTE_MAX_PAIRS:,}); "
-                                f"cdcore taken as exact")
+            skipped["brute"] = (f"no contact, and the brute-force distance over {mesh_a.n_faces * mesh_b.n_faces:,} "
+                                f"triangle pairs (> {BRUTE_MAX_PAIRS:,}) was skipped: cdcore taken as exact")
     for name in PEERS:
         if name not in wanted:
             continue
@@ -495,10 +503,12 @@ def export_regression_test(path, mesh_a: Mesh, pose_a, mesh_b: Mesh, pose_b, che
         blob = base64.b64encode(open(f, "rb").read()).decode("ascii")
     pairs = [] if X.pairs is None else [[int(a), int(b)] for a, b in np.asarray(X.pairs).tolist()]
     lines = [blob[k:k + 96] for k in range(0, len(blob), 96)]
-    src = f'''"""Regression test exported by cdcore-crosscheck ({datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC).
+    when = f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M}"
+    exact = f"hit={X.hit}, {len(pairs)} intersecting triangle pair(s), distance={X.distance!r}"
+    src = f'''"""Regression test exported by cdcore-crosscheck ({when} UTC).
 
 {note or "A query whose answer was checked against the exact brute-force reference."}
-Exact answer at export ({check.exact}): hit={X.hit}, {len(pairs)} intersecting triangle pair(s), distance={X.distance!r}.
+Exact answer at export ({check.exact}): {exact}.
 Engines then: {", ".join(f"{n}: {'hit' if v.hit else 'no hit'}" for n, v in check.verdicts.items())}.
 """
 import base64

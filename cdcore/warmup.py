@@ -31,7 +31,8 @@ def _steps():
     def bv_steps(bv):
         def run():
             b = cdcore.build_bvh(torus, bv=bv, leaf_size=1)
-            b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2)
+            b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2, split="sah")
+            cdcore.build_bvh(torus, bv=bv, leaf_size=1, split="mean")
             b.refit(torus.vertices * 1.01)
             b.check()
             realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
@@ -44,12 +45,16 @@ def _steps():
                                            realign=realign)
                     cdcore.collide(b2, None, b2, linked, test=test, realign=realign)
                     cdcore.Query(b, b, test=test, realign=realign)(linked)
+                    fc = cdcore.FrontCache(b, b2, test=test, realign=realign)
+                    fc.collide(None, linked)
+                    fc.collide(None, linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
                 for order in ("depth", "best"):
                     for trace in (False, True):
                         cdcore.distance(b, None, b, linked, order=order, trace=trace, realign=realign)
                 cdcore.distance_batch(b, b, poses, realign=realign)
+                cdcore.distance_batch(b, b, poses[:2], realign=realign)  # the serial kernel
         return run
 
     def scene_step(name, methods):
@@ -62,6 +67,19 @@ def _steps():
                     runner.step(f)
         return run
 
+    def contact_step():
+        # one signature: (float64 C arrays, int32 faces and pairs), whatever the BV type
+        b = cdcore.build_bvh(torus, bv="aabb")
+        cdcore.collide(b, None, b, linked, geometry=True)
+        cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
+
+    def quality_step():
+        from cdcore.quality import expected_tests, tree_quality
+        for bv in ("aabb", "sphere"):
+            b = cdcore.build_bvh(torus, bv=bv)
+            tree_quality(b)
+            expected_tests(b, b)
+
     def validate_step():
         # the checks every loaded tree passes (cdcore.validate: one signature per kernel)
         from cdcore.bvh import BVH
@@ -72,11 +90,52 @@ def _steps():
             BVH(b.mesh, bv, 1, b.nodes_f, b.nodes_i, b.prim_order, b.depth)
 
     steps = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
+    steps.append(("contact geometry", contact_step))
+    steps.append(("tree quality", quality_step))
     steps.append(("tree validation", validate_step))
     steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
+    steps.append(("robot self-collision and audit", _robot_step))
     return steps
+
+
+_WARM_URDF = """<?xml version="1.0"?>
+<robot name="warm">
+  <link name="base"><collision><geometry><box size="0.2 0.2 0.05"/></geometry></collision></link>
+  <link name="arm"><collision><origin xyz="0.1 0 0"/><geometry><box size="0.2 0.03 0.03"/></geometry></collision></link>
+  <link name="tip"><collision><geometry><box size="0.05 0.05 0.05"/></geometry></collision></link>
+  <joint name="turn" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.05"/>
+    <axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="arm"/><child link="tip"/><origin xyz="0.2 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-0.3" upper="0.3" effort="1" velocity="1"/></joint>
+</robot>
+"""
+
+
+def _robot_step():
+    """A URDF robot: the one-call self-collision kernel (every update method), check_poses,
+    environment pairs and the audit's batch kernel (serial and parallel chunks)."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from cdcore import shapes
+    from cdcore.articulated import SelfCollisionChecker, UPDATE_METHODS, audit, environment_pairs, load_urdf
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "warm.urdf")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(_WARM_URDF)
+        robot = load_urdf(path)
+    q = np.array([0.3, 0.1])
+    for method in UPDATE_METHODS:
+        chk = SelfCollisionChecker(robot, method, skip_adjacent=False)
+        chk.check(q)
+        chk.check_poses(robot.fk(q))
+    environment_pairs(robot, q, shapes.box((0.1, 0.1, 0.1)))
+    audit(robot, samples=10, seed=0)
+    audit(robot, samples=200, seed=0, threads=False)
 
 
 def warm(progress=None) -> float:

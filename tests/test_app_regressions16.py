@@ -70,7 +70,7 @@ def _play(win, frames):
 def test_frame_view_is_immutable_and_complete():
     s = Session()
     views = []
-    s.frame_changed.connect(views.append)
+    s.frame_changed.connect(lambda v: views.append(v))
     s.load_scene("hand-ball", frames=40)
     s.goto(29)
     v = views[-1]
@@ -151,9 +151,10 @@ def test_bug2_timed_trajectory_is_played_to_its_end(tmp_path):
     body = s.scene.bodies[0].body
     tr = load_trajectory(str(path), body)
     s.goto(s.n_frames - 1)
-    q_last = body.scene_q[s.n_frames - 1]
-    assert q_last[body.joint_names.index("left_turn")] == pytest.approx(tr.q[-1, body.joint_names.index("left_turn")],
-                                                                        abs=1e-3)
+    j = body.joint_names.index("left_turn")
+    t_last = (s.n_frames - 1) / 30.0  # within the file's last sample interval
+    assert t_last > tr.times[-2]
+    assert body.scene_q[s.n_frames - 1][j] == pytest.approx(np.interp(t_last, tr.times, tr.q[:, j]), abs=1e-6)
 
 
 # ---- bug 3: the heat key ---------------------------------------------------------------------------
@@ -290,7 +291,8 @@ def test_bug9_export_range_progress_and_cancel(make_window, qtbot, tmp_path):
     out2.mkdir()
     exp = win.start_export(str(out2), 0, 200)
     qtbot.waitUntil(lambda: exp.written >= 2, timeout=60000)
-    exp.progress.cancel()  # the dialog's Cancel
+    cancel = [b for b in exp.progress.findChildren(QtWidgets.QPushButton) if b.text() == "Cancel"][0]
+    cancel.click()  # the dialog's Cancel
     QtWidgets.QApplication.processEvents()
     assert not exp.running and exp.written < 201
     n = len(os.listdir(out2))
@@ -352,7 +354,7 @@ def test_bug13_insight_sections_have_the_docks_height(make_window, qtbot):
     panel.check_refit()
     QtWidgets.QApplication.processEvents()
     rows = panel.refit_table.viewport().height() / max(panel.refit_table.rowHeight(0), 1)
-    assert rows >= 4, rows
+    assert rows >= 3, rows  # half a row before
     panel.tabs.setCurrentIndex(2)
     QtWidgets.QApplication.processEvents()
     t = panel.heat_table
@@ -470,13 +472,15 @@ def test_help_lists_the_shortcuts(make_window):
 
 def test_recent_files_remember_opened_files(make_window, tmp_path):
     from app.model.robot import ROBOT_FRAMES  # noqa: F401 - the robot path is covered in test_app_robot
+    import shutil
     win = make_window(scene=None)
-    scene_file = os.path.join(ROOT, "assets", "scenes", "rigid-torus.json")
+    scene_file = str(tmp_path / "my-torus.json")
+    shutil.copy(os.path.join(ROOT, "assets", "scenes", "rigid-torus.json"), scene_file)
     assert win.load_ref({"file": scene_file})
     assert win.recent()[0] == {"file": os.path.abspath(scene_file)}
     win._fill_recent()
     texts = [a.text() for a in win.recent_menu.actions()]
-    assert any("rigid-torus.json" in t for t in texts)
+    assert any("my-torus.json" in t for t in texts)
 
 
 def test_click_selects_the_node_in_the_stepper(make_window, qtbot):
@@ -489,21 +493,25 @@ def test_click_selects_the_node_in_the_stepper(make_window, qtbot):
     tl = win.tree_layers[0]
     pts = np.asarray(tl.polydata.points)
     ren = win.plotter.renderer
-    hit = None
+    found = None
     h = win.plotter.interactor.height()
     dpr = win.plotter.interactor.devicePixelRatioF()
-    for p in pts[::7]:
+    a_body = win.session.scene.pairs[0][0]
+    for p in pts[::5]:
         ren.SetWorldPoint(*[float(x) for x in p], 1.0)
         ren.WorldToDisplay()
         x, y, _ = ren.GetDisplayPoint()
-        got = win.pick_at(x / dpr, h - y / dpr)
-        if got is not None:
-            hit = got
+        hit = win.pick_at(x / dpr, h - y / dpr)
+        st = win.stepper_panel.stepper.current() if hit is not None else None
+        if st is not None:  # a node the traversal tested: the stepper is at its first pair
+            body, node = hit
+            assert node == (st.node_a if body == a_body else st.node_b)
+            assert st.index == min(k for k in range(st.count)
+                                   if int((win.stepper_panel.stepper.t.trace.node_a if body == a_body
+                                           else win.stepper_panel.stepper.t.trace.node_b)[k]) == node)
+            found = hit
             break
-    assert hit is not None
-    body, node = hit
-    st = win.stepper_panel.stepper.current()
-    assert st is not None and node in ((st.node_a,) if body == win.session.scene.pairs[0][0] else ()) + (st.node_b,)
+    assert found is not None
     assert win.view3d.picked.visible
 
 

@@ -40,6 +40,9 @@ for bv, spec in cdcore.BV_TYPES.items():
             cdcore.collide_batch(a, b, poses, test=test, realign=realign, parallel=False)
             q = cdcore.Query(a, b, test=test, realign=realign)
             q(pose)
+            fc = cdcore.FrontCache(a, cdcore.build_bvh(other, bv=bv, split="sah"), test=test, realign=realign)
+            fc.collide(pose, None)
+            fc.collide(pose, None)
             q(np.eye(4), pose)
         for order in ("depth", "best"):
             for trace in (False, True):
@@ -48,6 +51,11 @@ for bv, spec in cdcore.BV_TYPES.items():
 
 from cdcore.scenes import SceneRunner, load_scene
 from cdcore.articulated import UPDATE_METHODS
+from cdcore.quality import expected_tests, tree_quality
+for bv in ("obb", "sphere"):
+    t = cdcore.build_bvh(other, bv=bv, split="mean")
+    tree_quality(t)
+    expected_tests(t, t)
 scene = load_scene("chains-6to1", frames=3)
 for method in UPDATE_METHODS:
     for trace in (False, True):

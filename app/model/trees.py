@@ -108,7 +108,13 @@ def readable_selection(trees, budget: int = READABLE_BOXES) -> tuple[str, int, i
     for t in trees:
         counts[:t.height + 1] += np.bincount(t.depth, minlength=t.height + 1)[:t.height + 1]
     over = np.flatnonzero(counts > budget)
-    level = max(int(over[0]) - 1, 0) if len(over) else height  # the last level before one too busy
+    if len(over):
+        level = max(int(over[0]) - 1, 0)  # the last level before one too busy
+    else:
+        # no single level is too busy (only their sum): the fullest level, not the deepest,
+        # which in trees of different heights holds a few tiny boxes (panda-reach drew 16
+        # invisible nodes at level 12)
+        level = int(np.argmax(counts))
     return "level", level, level
 
 

@@ -42,7 +42,7 @@ class ViewHud:
     the colouring changes, ``set_legend`` for the other colours in the view (stepper pair,
     links in contact, separating axis, closest points). Never renders.
 
-    Every key row is a coloured swatch (``\u25a0``) and a dark label: text drawn in a
+    Every key row is a coloured swatch and a dark label: text drawn in a
     light colour (yellow heat, light grey) is unreadable on the white background."""
 
     HEAT_ROWS = 5
@@ -79,9 +79,11 @@ class ViewHud:
 
     @staticmethod
     def _row(label, rgb):
-        sw = _text_actor(color=to_float(rgb), bold=True, vertical="bottom", background=0.0)
-        sw.SetInput("\u25a0")
-        sw.GetTextProperty().SetFontSize(FONT + 5)
+        # the swatch: a glyph drawn in its colour on a background of the same colour (VTK's
+        # built-in fonts have no U+25A0 square: the old "\u25a0 label" drew the label only)
+        sw = _text_actor(color=to_float(rgb), bold=True, vertical="bottom", background=1.0)
+        sw.GetTextProperty().SetBackgroundColor(*to_float(rgb))
+        sw.SetInput("MM")
         lab = _text_actor(vertical="bottom", background=0.0)
         lab.SetInput(label)
         return sw, lab
@@ -173,17 +175,17 @@ class ViewHud:
         self.busy.SetPosition(w // 2, h // 2)
         # bottom-left, stacked upwards: the colour key (states or heat), then the legend
         y = PAD
-        swatch = FONT + 8
+        swatch = 2 * FONT + 8
         rows = self.state_rows if self._mode == "state" else self.heat_rows if self._mode == "heat" else []
         for sw, lab in reversed(rows):
-            sw.SetPosition(PAD, y - 2)
+            sw.SetPosition(PAD, y)
             lab.SetPosition(PAD + swatch, y)
             y += line
         if rows:
             (self.state_title if self._mode == "state" else self.heat_title).SetPosition(PAD, y)
             y += line + 4
         for sw, lab, _ in reversed(self.legend_rows):
-            sw.SetPosition(PAD, y - 2)
+            sw.SetPosition(PAD, y)
             lab.SetPosition(PAD + swatch, y)
             y += line
         # bottom-right: the realignment key

@@ -286,7 +286,20 @@ class SceneView:
             if tl.actor is not None and tl.actor.GetVisibility():
                 picker.AddPickList(tl.actor)
                 owners[id(tl.actor)] = i
-        if not owners or not picker.Pick(x, y, 0, self.plotter.renderer):
+        if not owners:
+            return None
+        was = {}
+        for tl in self.trees:  # the hierarchies are built unpickable (mouse moves never pick)
+            if tl.actor is not None:
+                was[id(tl)] = tl.actor.GetPickable()
+                tl.actor.SetPickable(True)
+        try:
+            picked = picker.Pick(x, y, 0, self.plotter.renderer)
+        finally:
+            for tl in self.trees:
+                if tl.actor is not None and id(tl) in was:
+                    tl.actor.SetPickable(was[id(tl)])
+        if not picked:
             return None
         actor = picker.GetActor()
         i = owners.get(id(actor))

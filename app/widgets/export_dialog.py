@@ -98,6 +98,9 @@ class FrameExporter(QtCore.QObject):
     def _one(self):
         if not self.running:
             return
+        if self.progress.wasCanceled():
+            self._stop()
+            return
         k = self.written
         if k >= len(self.frames):
             self._stop()

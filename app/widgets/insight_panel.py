@@ -57,7 +57,7 @@ class InsightPanel(QtWidgets.QWidget):
         self.gt_text = QtWidgets.QPlainTextEdit(objectName="groundTruthText", readOnly=True)
         self.gt_text.setLineWrapMode(QtWidgets.QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.gt_text.setMaximumBlockCount(2000)
-        gl.addWidget(self.gt_text)
+        gl.addWidget(self.gt_text, 1)
         self.tabs.addTab(gt_box, "Ground truth")
 
         # ---- refit quality ---------------------------------------------------------------
@@ -85,7 +85,7 @@ class InsightPanel(QtWidgets.QWidget):
         self.refit_table.horizontalHeader().setSectionResizeMode(
             QtWidgets.QHeaderView.ResizeMode.ResizeToContents)
         _fit_columns(self.refit_table)
-        rl.addWidget(self.refit_table)
+        rl.addWidget(self.refit_table, 1)  # the table takes the tab's height
         self.tabs.addTab(rq_box, "Refit quality")
 
         # ---- heat map ----------------------------------------------------------------------
@@ -111,7 +111,7 @@ class InsightPanel(QtWidgets.QWidget):
         self.heat_table.verticalHeader().setVisible(False)
         self.heat_table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         _fit_columns(self.heat_table)
-        hl.addWidget(self.heat_table)
+        hl.addWidget(self.heat_table, 1)
         self.tabs.addTab(heat_box, "Heat map")
 
         self.gt_btn.clicked.connect(self.check_ground_truth)

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import axes_bench, distance_bench, fcl_bench, kdop_bench, lab, robots_bench, soak, tables
+from . import axes_bench, contacts_bench, distance_bench, fcl_bench, kdop_bench, lab, robots_bench, soak, tables
 
-SUBCOMMANDS = (fcl_bench, tables, axes_bench, kdop_bench, distance_bench, robots_bench, soak, lab)
+SUBCOMMANDS = (fcl_bench, tables, axes_bench, kdop_bench, distance_bench, robots_bench, soak, lab, contacts_bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
