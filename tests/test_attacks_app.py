@@ -83,6 +83,17 @@ def test_app_size_beyond_screen_and_bad_trajectory_exit_2(tmp_path):
     urdf = write_twoarm(root)
     np.savez(tmp_path / "s.npz", q=np.array([["a", "b"]]), joint_names=np.array(["left_turn", "left_slide"]))
     np.savez(tmp_path / "far.npz", q=np.array([[0.0, 1e308]]), joint_names=np.array(["left_turn", "left_slide"]))
+    # issue 20's repro: a saved query whose child index is 2e9 (was exit 139 in load_query)
+    from cdcore import build_bvh, save_query, shapes
+    a = build_bvh(shapes.torus(1.0, 0.25, 12, 6), "obb")
+    a.refit(a.mesh.vertices * 1.01)
+    save_query(tmp_path / "q.npz", a, None, a, None)
+    d = dict(np.load(tmp_path / "q.npz"))
+    d["a_nodes_i"][0, 0] = 2_000_000_000
+    np.savez(tmp_path / "q.npz", **d)
+    p = _app(tmp_path, str(tmp_path / "q.npz"), "--quit")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2 and "child id out of range" in err and "Traceback" not in err, err[-600:]
     for traj, words in (("s.npz", "q must be real numbers"), ("far.npz", "beyond")):
         p = _app(tmp_path, urdf, "--package-dir", root, "--trajectory", str(tmp_path / traj), "--frames", "2",
                  "--quit")

@@ -1,6 +1,7 @@
 """Recording frame timings: a CSV written row by row straight to the file (a killed app
 leaves a valid file up to its last frame) and a JSON sidecar written atomically when
-recording starts (``stop_reason`` ``RUNNING``; rewritten every few seconds) and when it stops. On a write error (disk full, I/O error) the recorder truncates the
+recording starts (``stop_reason`` ``RUNNING``; rewritten every few seconds) and when it
+stops. On a write error (disk full, I/O error) the recorder truncates the
 CSV back to its last complete row, closes it, writes the sidecar with the error and
 raises ``RecorderError`` once; it is then stopped."""
 from __future__ import annotations
