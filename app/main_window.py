@@ -33,6 +33,7 @@ MESH_FILTER = "Meshes (*.stl *.obj *.ply *.off *.glb *.gltf *.3mf *.dae);;All fi
 LAYOUT_VERSION = 3  # bump when the docks change: an older saved layout is then ignored
 DEFAULT_SCENE = "chains-6to1"
 READOUT_PERIOD = 0.1  # s between read-out updates (status bar, plots, tables) during playback
+READOUT_FRAMES = 3  # ... and frames between them
 RECENT_MAX = 8
 AREA = QtCore.Qt.DockWidgetArea
 
@@ -132,8 +133,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._first_draw = False
         self._press = None
         self._readout_t = 0.0
-        self._readout_timer = QtCore.QTimer(self, singleShot=True, interval=int(READOUT_PERIOD * 1000))
-        self._readout_timer.timeout.connect(self._readouts)
+        self._frames_since_readout = 0
 
         # panels, toolbars, docks
         self.scene_panel = ScenePanel(self.session)
@@ -141,6 +141,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.hierarchy_panel = HierarchyPanel(colors.STATE_COLORS)
         self.stepper_panel = StepperPanel(self.session)
         self.playback = PlaybackBar(self.session)
+        self.playback.driven = True
         self.toolbar = MainToolBar(self)
         self.addToolBar(QtCore.Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.toolbar.add_group(self.scene_panel.toolbar_items())
@@ -163,7 +164,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._menus()
 
         self.status = QtWidgets.QLabel(objectName="statusLabel")
-        self.statusBar().addPermanentWidget(self.status)
+        # its text changes every read-out: with its size hint ignored no change relays the window out
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.status.setMinimumWidth(self.status.fontMetrics().horizontalAdvance("x" * 120))
+        self.statusBar().addPermanentWidget(self.status, 1)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(0)  # as fast as frames can be computed and drawn
         self.timer.timeout.connect(self._tick)
@@ -275,6 +279,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _optional_docks(self):
         """Timing, compare, insight, realignment and distance panels."""
+        from .model.audit import AuditModel
+        from .widgets.audit_panel import AuditPanel
+        self.audit_model = AuditModel(self.robot_model)
+        self.audit_panel = AuditPanel(self.audit_model)
+        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.RightDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Traversal_stepper",
+                                     tip="Which link pairs can collide: a link x link matrix; click a cell")
+        self.audit_panel.highlight_requested.connect(self._highlight_triangles)
         from .widgets.realign_panel import RealignPanel
         self.realign_panel = RealignPanel(self.session)
         self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
@@ -285,6 +297,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
+        self._contact_docks()
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -300,6 +313,15 @@ class MainWindow(QtWidgets.QMainWindow):
                        tip="Compare update methods side by side", tab_behind="Timing")
         except ImportError:
             pass
+        self.lab_panel = None
+        try:
+            from .widgets.lab_panel import LabPanel
+            self.lab_panel = LabPanel(self.session)
+            self._dock("Build lab", self.lab_panel, AREA.BottomDockWidgetArea, name="Build_lab",
+                       tip="BV type x test x split x leaf size on this scene's motion: tree quality and verdict",
+                       tab_behind="Compare_methods")
+        except ImportError:
+            pass
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
@@ -310,6 +332,62 @@ class MainWindow(QtWidgets.QMainWindow):
             self.insight_panel.highlight_requested.connect(self._highlight_triangles)
         except ImportError:
             pass
+
+    def _contact_docks(self):
+        """Contacts (table + 3-D layer) and Verdict (the pair through every library)."""
+        from .render.contacts import ContactsLayer
+        from .widgets.contacts_panel import ContactsPanel
+        from .widgets.verdict_panel import VerdictPanel
+        self.contacts_panel = ContactsPanel(self.session)
+        self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
+                   tip="Intersecting triangle pairs: segment, normal, penetration depth",
+                   tab_behind="Traversal_stepper")
+        self.contacts_layer = ContactsLayer(self.plotter)
+        self.view3d.add_layer("contacts", self.contacts_layer)
+        self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
+                                          lambda: self.contacts_panel.contacts)
+        self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
+                   tip="This pair through cdcore, the exact reference, python-fcl and coal",
+                   tab_behind="Traversal_stepper")
+        self.contacts_panel.contact_selected.connect(self.select_contact)
+        self.contacts_panel.shown_changed.connect(self._contacts_shown)
+        self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)
+
+    def _contacts_shown(self, on: bool):
+        self.contacts_layer.enabled = bool(on)
+        self._options_changed()
+
+    def select_contact(self, row):
+        """Mark contact ``row`` of the Contacts table and zoom the camera to it."""
+        self.contacts_layer.select(row)
+        c = self.contacts_panel.contacts
+        if row is not None and c is not None and row < len(c):
+            mid = c.points[row].mean(axis=0)
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.12 * self.contacts_layer.diag,
+                    4.0 * float(c.depths[row]))  # the contact with enough around it to see where it is
+            self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
+        self.view3d._legend()
+        self.request_render()
+
+    def open_verdict_pair(self, target, tris):
+        """A disagreement: select its body pair, drill the stepper into the responsible link
+        pair and highlight the responsible triangle pair."""
+        s = self.session
+        if target.scene_pair != s.selected_pair and hasattr(s, "select_pair"):
+            guarded(self, "Verdict", s.select_pair, target.scene_pair)
+        dock = self.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+        if dock is not None:
+            dock.show()
+            dock.raise_()
+        if s.scene.bodies[target.bodies[0]].body.n_links > 1 or s.scene.bodies[target.bodies[1]].body.n_links > 1:
+            self.stepper_panel.reload(drill=target.links)
+        else:
+            self.stepper_panel.reload()
+        if tris is not None:
+            (i, j), (la, lb) = target.bodies, target.links
+            self._highlight_triangles([(i, la, [tris[0]]), (j, lb, [tris[1]])])
+        self.statusBar().showMessage(f"verdict: stepping {target.label}"
+                                     + (f", triangles {tris[0]} / {tris[1]} highlighted" if tris else ""), 6000)
 
     def fit_docks(self) -> None:
         """Size the dock areas from their content: each side as wide as its widest panel
@@ -405,9 +483,27 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
             v.addAction(a)
         v.addAction("Reset camera direction", lambda: (self.reset_view(), self.request_render()))
+        self.act_front = v.addAction("Draw front cache")
+        self.act_front.setCheckable(True)
+        self.act_front.setObjectName("actFront")
+        self.act_front.setToolTip("Track every link pair with a front cache and draw the largest front's nodes")
+        self.act_front.toggled.connect(self.show_front)
         v.addAction("Reset layout", self.reset_layout)
         h = self.menuBar().addMenu("&Help")
         self.act_shortcuts = h.addAction("&Keyboard shortcuts", self.show_shortcuts, QtGui.QKeySequence("F1"))
+
+    def show_front(self, on: bool) -> None:
+        """View → Draw front cache: the generalized front of the link pair with the largest
+        front, as wireframes (``app.render.front``); off removes the layer and its state."""
+        if on:
+            from .render.front import FrontLayer
+            self.view3d.add_layer("front", FrontLayer(self.plotter))
+        else:
+            layer = self.view3d.layers.pop("front", None)
+            if layer is not None:
+                layer.clear()
+        self.view3d._legend()
+        self.request_render()
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help → Keyboard shortcuts: a non-modal table of every key and mouse action."""
@@ -735,8 +831,11 @@ class MainWindow(QtWidgets.QMainWindow):
             self.insight_panel is not None and self.insight_panel.heat_check.isChecked())
         trace = hp.show_tree.isChecked() or heat or any(
             d is not None and d.isVisible() and not d.visibleRegion().isEmpty() for d in (stepper, insight))
-        wants = {"trace": bool(trace), "heat": bool(heat)}
-        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None))
+        contacts = getattr(self, "contacts_panel", None) is not None and self.contacts_panel.show_box.isChecked()
+        wants = {"trace": bool(trace), "heat": bool(heat), "contacts": bool(contacts)}
+        v = s.view
+        stale = v is not None and ((wants["trace"] and not v.traced) or (wants["heat"] and v.heat is None)
+                                   or (wants["contacts"] and v.contacts is None))
         s.wants = wants
         return stale
 
@@ -788,15 +887,20 @@ class MainWindow(QtWidgets.QMainWindow):
         return fps_readout(self.session.history)
 
     def _schedule_readouts(self):
-        if not self.session.playing:
+        """Read-outs while playing: at most every READOUT_PERIOD and every READOUT_FRAMES
+        frames (a slow loop would otherwise repaint them every frame), done here, in the
+        frame's own pass, so their repaint shares the 3-D view's composition of the window
+        (a timer would paint them in a pass of their own: a second composition)."""
+        self._frames_since_readout += 1
+        if not self.session.playing or (time.perf_counter() - self._readout_t >= READOUT_PERIOD
+                                        and self._frames_since_readout >= READOUT_FRAMES):
             self._readouts()
-        elif not self._readout_timer.isActive():
-            self._readout_timer.start(int(max(0.0, READOUT_PERIOD - (time.perf_counter() - self._readout_t)) * 1000))
 
     def _readouts(self):
         """One update of every read-out from the same record: the status bar, the HUD's
         fps, the depth label and the timing dock show the same frame and frame rate."""
         self._readout_t = time.perf_counter()
+        self._frames_since_readout = 0
         s = self.session
         rec = s.record
         if rec is None:
@@ -814,7 +918,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.status.setText(text)
         if self.timing_panel is not None and self.timing_panel.isVisible():
             self.timing_panel.refresh()
-        self.robot_model.refresh()
+        if s.playing:
+            self.playback.sync()
+            self.robot_model.refresh()
 
     # ---- camera ----------------------------------------------------------------------
     def reset_view(self):

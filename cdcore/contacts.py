@@ -99,13 +99,43 @@ class ReferenceContacts:
         return len(self.pairs) > 0
 
 
+#: above this many triangle pairs ``reference_pairs`` first drops pairs whose triangles'
+#: bounding boxes (padded) are apart, so that large meshes stay affordable
+PREFILTER_PAIRS = 4_000_000
+# box padding relative to the largest |coordinate|: far above the overlap predicate's slack
+# (~1e-15 relative), so no pair the predicate could report is dropped
+PREFILTER_PAD = 1e-9
+
+
 def reference_pairs(mesh_a: Mesh, pose_a, mesh_b: Mesh, pose_b) -> np.ndarray:
     """Every intersecting triangle pair by brute force (``_tritri_ref``, in A's frame as the
-    kernels test them), (k, 2) int32 sorted. Rigid poses."""
-    from ._tritri_ref import all_pairs_overlap
+    kernels test them), (k, 2) int32 sorted. Rigid poses. Above ``PREFILTER_PAIRS`` pairs,
+    only pairs whose padded triangle boxes overlap reach the exact test (box overlap is
+    necessary for contact)."""
+    from ._tritri_ref import all_pairs_overlap, tri_tri_overlap_numpy
     R, t = relative_transform(as_pose(pose_a, "pose_a"), as_pose(pose_b, "pose_b"))
     vb = transform_points(R, t, mesh_b.vertices)
-    return all_pairs_overlap(mesh_a.vertices[mesh_a.faces], vb[mesh_b.faces])
+    TA, TB = mesh_a.vertices[mesh_a.faces], vb[mesh_b.faces]
+    if len(TA) * len(TB) <= PREFILTER_PAIRS:
+        return all_pairs_overlap(TA, TB)
+    pad = PREFILTER_PAD * max(float(np.abs(TA).max()), float(np.abs(TB).max()), 1e-300)
+    lo_a, hi_a = TA.min(axis=1) - pad, TA.max(axis=1) + pad
+    lo_b, hi_b = TB.min(axis=1), TB.max(axis=1)
+    rows = max(1, (1 << 22) // len(TB))
+    out = []
+    for s in range(0, len(TA), rows):
+        a = slice(s, s + rows)
+        near = np.ones((len(TA[a]), len(TB)), dtype=bool)
+        for c in range(3):
+            near &= (lo_a[a, c, None] <= hi_b[None, :, c]) & (lo_b[None, :, c] <= hi_a[a, c, None])
+        i, j = np.nonzero(near)
+        if len(i):
+            hit = tri_tri_overlap_numpy(TA[s + i], TB[j])
+            out.append(np.stack([s + i[hit], j[hit]], axis=1).astype(np.int32))
+    if not out:
+        return np.zeros((0, 2), dtype=np.int32)
+    pairs = np.concatenate(out)
+    return pairs[np.lexsort((pairs[:, 1], pairs[:, 0]))]
 
 
 def _world(mesh, pose):

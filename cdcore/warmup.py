@@ -54,6 +54,7 @@ def _steps():
                     for trace in (False, True):
                         cdcore.distance(b, None, b, linked, order=order, trace=trace, realign=realign)
                 cdcore.distance_batch(b, b, poses, realign=realign)
+                cdcore.distance_batch(b, b, poses[:2], realign=realign)  # the serial kernel
         return run
 
     def scene_step(name, methods):

@@ -259,3 +259,20 @@ def test_geometry_arrays_rejects_out_of_range_pairs():
         geometry_arrays(m, np.eye(4), m, np.eye(4), [(0, 12)])
     with pytest.raises(IndexError):
         geometry_arrays(m, np.eye(4), m, np.eye(4), [(-1, 0)])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_prefiltered_reference_pairs_equal_all_pairs(seed, monkeypatch):
+    """Large meshes: the box prefilter of reference_pairs drops no intersecting pair."""
+    import sys
+    from cdcore._tritri_ref import all_pairs_overlap
+    from cdcore.transforms import relative_transform, transform_points
+    rng = np.random.default_rng(seed)
+    ma, mb = _mesh("torus", rng), _mesh(["soup", "sphere", "grid"][seed % 3], rng)
+    pb = make_pose(random_rotations(1, rng)[0], (rng.random(3) - 0.5) * 0.5)
+    R, t = relative_transform(np.eye(4), pb)
+    full = all_pairs_overlap(ma.vertices[ma.faces], transform_points(R, t, mb.vertices)[mb.faces])
+    monkeypatch.setattr(sys.modules["cdcore.contacts"], "PREFILTER_PAIRS", 0)
+    from cdcore.contacts import reference_pairs
+    assert np.array_equal(reference_pairs(ma, np.eye(4), mb, pb), full)
+    assert len(full) > 0  # these seeds all touch (checked: 10 to 56 pairs)

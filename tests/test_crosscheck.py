@@ -159,11 +159,13 @@ def test_bad_input():
             crosscheck(TORUS, None, BALL, None, engines=("brute", "coal"), peers={"coal": {"convex_hull": "c"}})
 
 
-def test_brute_skipped_for_large_meshes_cdcore_taken_as_exact(monkeypatch):
+def test_large_meshes_brute_contacts_still_run_brute_distance_skipped(monkeypatch):
     cc = sys.modules["cdcore.crosscheck"]  # (cdcore.crosscheck is the function of that module)
     monkeypatch.setattr(cc, "BRUTE_MAX_PAIRS", 10)
-    check = crosscheck(TORUS, None, BALL, make_pose(None, (0.5, 0, 0)), engines=("cdcore", "brute"))
-    assert check.exact == "cdcore" and "brute" in check.skipped and "brute" not in check.verdicts
+    hit = crosscheck(TORUS, None, BALL, make_pose(None, (0.5, 0, 0)), engines=("cdcore", "brute"))
+    assert hit.exact == "brute" and hit.ok
+    apart = crosscheck(TORUS, None, BALL, make_pose(None, (2.5, 0, 0)), engines=("cdcore", "brute"))
+    assert apart.exact == "cdcore" and "brute" in apart.skipped and "brute" not in apart.verdicts
 
 
 # ---- command line -------------------------------------------------------------------------

@@ -103,6 +103,9 @@ class FrameView:
     settings : dict
         bv, method, test, exact_test, realign of the run.
     playing : bool
+    contacts : app.model.contacts.FrameContacts or None
+        Contact geometry of every triangle pair in contact, when a view asked
+        (``session.wants["contacts"]``).
     """
     frame: int
     n_frames: int
@@ -121,6 +124,7 @@ class FrameView:
     selected_pair: int = 0
     settings: dict = field(default_factory=dict)
     playing: bool = False
+    contacts: object = None
 
     def __post_init__(self):
         for name in ("states", "link_poses"):

@@ -343,7 +343,13 @@ class Session:
             traversals=tuple(self.traversals), contact_links={k: sorted(v) for k, v in contact_links.items()},
             selected_pair=self.selected_pair, playing=self.playing,
             settings={"bv": self.bv, "method": self.method, "test": self.test, "exact_test": self.exact_test,
-                      "realign": self.kdop_realign})
+                      "realign": self.kdop_realign},
+            contacts=self.frame_contacts() if self.wants.get("contacts") else None)
+
+    def frame_contacts(self):
+        """The current frame's contact geometry (``app.model.contacts``)."""
+        from .contacts import frame_contacts
+        return frame_contacts(self.scene, self.result, self.frame, test=self.exact_test, realign=self.kdop_realign)
 
     def step(self, delta: int = 1) -> FrameRecord:
         return self.goto(self.frame + delta)

@@ -1,0 +1,136 @@
+"""Contacts of the current frame: one row per intersecting triangle pair (link pair,
+triangles, depth, segment), deepest first. Selecting a row marks that contact in the 3-D
+view and focuses the camera on it; the panel draws nothing itself (it emits signals)."""
+from __future__ import annotations
+
+import time
+
+from PySide6 import QtCore, QtWidgets
+
+
+READOUT_PERIOD = 0.1  # s: at most 10 refreshes a second while playing
+
+
+class ContactsModel(QtCore.QAbstractTableModel):
+    """The rows of a ``FrameContacts``, formatted on demand (only the visible rows cost)."""
+    HEADERS = ("links", "triangles", "depth", "midpoint", "length")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.c = None
+
+    def set_contacts(self, c):
+        self.beginResetModel()
+        self.c = c if c is not None and len(c) else None
+        self.endResetModel()
+
+    def rowCount(self, parent=QtCore.QModelIndex()):
+        return 0 if self.c is None or parent.isValid() else len(self.c)
+
+    def columnCount(self, parent=QtCore.QModelIndex()):
+        return len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole):
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index, role=QtCore.Qt.ItemDataRole.DisplayRole):
+        c, r, col = self.c, index.row(), index.column()
+        if c is None:
+            return None
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col in (2, 4):
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+            return None
+        if col == 0:
+            return c.names[r]
+        if col == 1:
+            return f"{c.tris[r, 0]} / {c.tris[r, 1]}"
+        if col == 2:
+            return f"{c.depths[r]:.4g}"
+        if col == 3:
+            return "(" + ", ".join(f"{x:.3g}" for x in c.points[r].mean(axis=0)) + ")"
+        return f"{float(((c.points[r, 1] - c.points[r, 0]) ** 2).sum() ** 0.5):.3g}"
+
+
+class ContactsPanel(QtWidgets.QWidget):
+    """``contact_selected(row or None)``; ``shown_changed(bool)``: draw/compute contacts."""
+    contact_selected = QtCore.Signal(object)
+    shown_changed = QtCore.Signal(bool)
+
+    def __init__(self, session, parent=None):
+        super().__init__(parent)
+        self.session = session
+        self.contacts = None
+        self._last = 0.0
+        self._sized = False
+        lay = QtWidgets.QVBoxLayout(self)
+        self.show_box = QtWidgets.QCheckBox("Show contacts (segments, normals, depth)", objectName="contactsShow",
+                                            checked=True, toolTip="Compute and draw every intersecting triangle "
+                                            "pair's segment and normal (one query per link pair in contact)")
+        lay.addWidget(self.show_box)
+        self.summary = QtWidgets.QLabel("—", objectName="contactsSummary", wordWrap=True)
+        self.summary.setTextFormat(QtCore.Qt.TextFormat.RichText)
+        lay.addWidget(self.summary)
+        self.model = ContactsModel(self)
+        self.table = QtWidgets.QTableView(objectName="contactsTable")
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        # (no fit_columns: a wide table would force the right docks, and the window, wider than 1366 px)
+        self.table.setHorizontalScrollMode(QtWidgets.QAbstractItemView.ScrollMode.ScrollPerPixel)
+        lay.addWidget(self.table, 1)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
+        self.show_box.toggled.connect(self.shown_changed)
+        session.frame_changed.connect(self._on_frame)
+        session.scene_changed.connect(self.clear)
+
+    def clear(self):
+        self.contacts = None
+        self.model.set_contacts(None)
+        self.summary.setText("—")
+
+    def _on_frame(self, view):
+        now = time.perf_counter()
+        if view.playing and now - self._last < READOUT_PERIOD:
+            return
+        self._last = now
+        self.show_contacts(view.contacts)
+
+    def show_contacts(self, c):
+        keep = self.selected_row()
+        self.contacts = c
+        self.table.selectionModel().blockSignals(True)
+        self.model.set_contacts(c)
+        if c is not None and len(c) and keep is not None and keep < len(c):
+            self.table.selectRow(keep)
+        self.table.selectionModel().blockSignals(False)
+        if c is None:
+            self.summary.setText("contacts are not computed (tick <i>Show contacts</i>)")
+            return
+        if len(c) == 0:
+            self.summary.setText("no contact in this frame")
+            self.contact_selected.emit(None)
+            return
+        more = f" (+{c.dropped} not kept)" if c.dropped else ""
+        d = c.deepest
+        self.summary.setText(
+            f"<b>{len(c)}</b> intersecting triangle pair(s){more}; deepest <b>{c.depths[d]:.4g}</b> at "
+            f"{c.names[d]}, triangles {c.tris[d, 0]} / {c.tris[d, 1]}")
+        if self._sized != len(c) > 0:
+            self.table.resizeColumnsToContents()  # once contacts appear (not every frame)
+            self._sized = len(c) > 0
+
+    def selected_row(self):
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        return rows[0].row() if rows else None
+
+    def select(self, row: int) -> None:
+        """Select a contact (as a click on its row does)."""
+        self.table.selectRow(row)
+
+    def _selected(self, *_):
+        self.contact_selected.emit(self.selected_row())

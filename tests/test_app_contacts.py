@@ -1,0 +1,130 @@
+"""Contacts and Verdict in the debugger: the model's frame contacts equal per-link-pair
+brute force; the layer draws segments, normals and the deepest contact; the table selects
+and focuses a contact; the Verdict panel shows every engine and a disagreement opens the
+stepper on the responsible pair."""
+import numpy as np
+import pytest
+
+from app.model import Session
+from app.model.contacts import frame_contacts, run_verdict, verdict_target
+from cdcore.contacts import reference_contacts
+
+
+def _frame_with_contacts(session, start=0):
+    for f in range(start, session.scene.frames):
+        session.goto(f)
+        if session.result.contacts:
+            return f
+    raise AssertionError("no frame with contacts")
+
+
+@pytest.mark.parametrize("scene", ["hand-ball", "rigid-torus"])
+def test_frame_contacts_equal_brute_force_per_link_pair(scene):
+    s = Session()
+    s.load_scene(scene, frames=60)
+    f = _frame_with_contacts(s)
+    c = frame_contacts(s.scene, s.result, f)
+    assert len(c) > 0 and c.deepest == 0 and np.all(np.diff(c.depths) <= 0)
+    for key in {(int(k), *map(int, b), *map(int, lk)) for k, b, lk in zip(c.scene_pair, c.bodies, c.links)}:
+        k, i, j, la, lb = key
+        A, B = s.scene.bodies[i], s.scene.bodies[j]
+        ref = reference_contacts(A.body.bvhs[la].mesh, A.link_poses[f][la], B.body.bvhs[lb].mesh,
+                                 B.link_poses[f][lb])
+        rows = np.flatnonzero((c.scene_pair == k) & np.all(c.links == (la, lb), axis=1))
+        got = {tuple(t): d for t, d in zip(c.tris[rows].tolist(), c.depths[rows])}
+        assert set(got) == {tuple(p) for p in ref.pairs.tolist()}
+        for p, d in zip(ref.pairs.tolist(), ref.depths):
+            assert got[tuple(p)] == pytest.approx(d, abs=1e-9)
+
+
+def test_verdict_on_rigid_torus_agrees():
+    s = Session()
+    s.load_scene("rigid-torus", frames=60)
+    f = _frame_with_contacts(s)
+    t = verdict_target(s.scene, s.result, 0, frame_contacts(s.scene, s.result, f))
+    assert t.links == (0, 0)
+    check = run_verdict(s.scene, f, t, s.bv)
+    assert {"cdcore", "brute"} <= set(check.verdicts) or "brute" in check.skipped
+    assert check.verdicts["cdcore"].hit
+
+
+# ---- the window ---------------------------------------------------------------------------
+pytest.importorskip("pytestqt")
+from PySide6 import QtCore, QtWidgets  # noqa: E402
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    from app.main_window import MainWindow
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitExposed(win)
+    yield win
+    win.close()
+
+
+def test_contacts_layer_and_table(window):
+    s = window.session
+    s.load_scene("hand-ball", frames=60)
+    window._options_changed()
+    f = _frame_with_contacts(s, 10)
+    view = s.view
+    assert view.contacts is not None and len(view.contacts) > 0
+    layer = window.contacts_layer
+    for name in ("contact-segments", "contact-normals", "contact-deepest", "contact-deepest-ends"):
+        assert layer.visible(name), name
+    assert layer.data["contact-segments"].n_lines == len(view.contacts)
+    labels = [lab for lab, _ in window.view3d.legend_entries()]
+    assert "contact segment" in labels and "deepest contact" in labels and any("normal" in x for x in labels)
+    # the table: one row per contact (up to its cap), deepest first; a row selects and focuses
+    panel = window.contacts_panel
+    assert panel.model.rowCount() == len(view.contacts)
+    cam0 = np.array(window.plotter.camera.position)
+    panel.select(0)
+    assert layer.selected == 0 and layer.visible("contact-selected")
+    assert not np.allclose(cam0, window.plotter.camera.position)
+    assert "selected contact" in [lab for lab, _ in window.view3d.legend_entries()]
+    # arrows grow with the depth
+    lengths = window.contacts_layer.arrow_lengths(np.asarray(view.contacts.depths))
+    assert lengths[0] == lengths.max() and np.all(np.diff(lengths) <= 1e-15)
+    # switched off: nothing computed, nothing drawn
+    panel.show_box.setChecked(False)
+    s.goto(f)
+    assert s.view.contacts is None and not layer.visible("contact-segments")
+
+
+def test_verdict_panel_and_disagreement_opens_the_stepper(window, monkeypatch):
+    s = window.session
+    s.load_scene("rigid-torus", frames=60)
+    window._options_changed()
+    _frame_with_contacts(s)
+    panel = window.verdict_panel
+    check = panel.run()
+    assert check is not None and panel.table.rowCount() == len(check.verdicts) >= 2
+    assert "agrees" in panel.reasons.text() or check.disagreements
+    # a library that misses the deepest pair: the panel says why and opens the stepper
+    import app.widgets.verdict_panel as vp
+    from cdcore.crosscheck import Verdict, crosscheck
+
+    def lossy(scene, frame, target, bv):
+        (i, j), (la, lb) = target.bodies, target.links
+        A, B = scene.bodies[i], scene.bodies[j]
+
+        def mine(ma, pa, mb, pb):
+            ref = reference_contacts(ma, pa, mb, pb)
+            pairs = np.delete(ref.pairs, int(np.argmax(ref.depths)), axis=0)
+            return Verdict("mine", len(pairs) > 0, len(pairs), 0.0, 0.0, None, pairs, None, 0.0)
+        return crosscheck(A.body.bvhs[la].mesh, A.link_poses[frame][la], B.body.bvhs[lb].mesh,
+                          B.link_poses[frame][lb], engines=("brute",), peers={"custom": {"mine": mine}})
+    monkeypatch.setattr(vp, "run_verdict", lossy)
+    opened = []
+    panel.open_in_stepper.connect(lambda t, tris: opened.append((t, tris)))
+    check = panel.run()
+    assert [d.reason for d in check.disagreements] == ["missed_pair"]
+    assert "missed pair" in panel.reasons.text() and panel.stepper_btn.isEnabled()
+    assert opened and opened[0][1] == check.disagreements[0].pair
+    dock = window.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
+    assert dock.isVisible() and window.stepper_panel.stepper is not None
