@@ -40,6 +40,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--leaves", action="store_true", help="draw leaves only")
     p.add_argument("--record", metavar="CSV", help="record frame timings to this CSV (+ JSON sidecar)")
     p.add_argument("--screenshot", metavar="PNG", help="save the 3-D view (with its overlay) after the run")
+    p.add_argument("--audit", type=int, metavar="N", help="after the frames: audit the robot's self-collision over "
+                   "N sampled configurations and show the matrix (Self-collision audit dock)")
+    p.add_argument("--audit-pair", metavar="LINK_A:LINK_B", help="with --audit: click that pair's cell (the robot "
+                   "posed at its witness configuration)")
     p.add_argument("--screenshot-window", metavar="PNG", help="save the whole window (docks included) after the run")
     p.add_argument("--focus-pair", action="store_true",
                    help="after the run, step the selected pair's traversal to its first separated node pair "
@@ -49,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verdict", action="store_true",
                    help="after the run, raise the Verdict dock and cross-check the selected pair")
     p.add_argument("--report-startup", action="store_true",
-                   help="print 'first-window <unix time>' once the first frame is drawn (app.startup_bench)")
+                   help="print 'window-shown <unix time>' once the window is on screen and 'first-window "
+                        "<unix time>' once the first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
     p.add_argument("--size", default=None, help="window size WxH (default: the last session's size, or sized "
                    "to the screen)")
@@ -104,16 +109,38 @@ def check_args(args) -> None:
         raise ValueError("give --scene or --mesh, not both")
     if args.depth:
         parse_depth(args.depth)
+    from cdcore.bench.output import output_path_problem
     for opt in ("screenshot", "screenshot_window"):
-        if getattr(args, opt):
+        if getattr(args, opt) is not None:
             setattr(args, opt, image_path(getattr(args, opt)))
+    for opt in ("screenshot", "screenshot_window", "record"):  # before any frame is run
+        path = getattr(args, opt)
+        if path is not None:
+            problem = output_path_problem(path) if path.strip() else "expected a file path, got an empty string"
+            if problem:
+                raise ValueError(f"--{opt.replace('_', '-')}: {problem}")
     if args.size is not None:
-        try:
-            w, h = (int(x) for x in args.size.lower().split("x"))
-        except ValueError:
-            raise ValueError(f"--size expects WxH, got {args.size!r}") from None
-        if w < 200 or h < 150:
-            raise ValueError(f"--size {args.size} is too small")
+        parse_size(args.size)
+
+
+#: the largest window side accepted before the screen is known (a 99999x99999 window made
+#: the X server allocate gigabytes and crash); ``main`` then bounds it by the screen
+MAX_SIDE = 16384
+
+
+def parse_size(text: str, screen: tuple[int, int] | None = None) -> tuple[int, int]:
+    """``--size WxH`` -> (w, h), at least 200x150, at most ``MAX_SIDE`` and the screen."""
+    try:
+        w, h = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size expects WxH, got {text!r}") from None
+    if w < 200 or h < 150:
+        raise ValueError(f"--size {text} is too small")
+    limit = (MAX_SIDE, MAX_SIDE) if screen is None else screen
+    if w > limit[0] or h > limit[1]:
+        where = "the largest window" if screen is None else "the screen"
+        raise ValueError(f"--size {text} exceeds {where} ({limit[0]}x{limit[1]})")
+    return w, h
 
 
 def configure_session(session, args) -> None:
@@ -170,6 +197,16 @@ def restorable(ref_json, legacy_name=None) -> dict | None:
 
 
 def main(argv=None) -> int:
+    """Parse ``argv`` and run; Ctrl-C (while loading a scene, before the event loop) exits
+    130 without a traceback."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     if args.list:
         from cdcore.scenes import list_scenes
@@ -199,10 +236,16 @@ def main(argv=None) -> int:
         return 2
     scripted = bool(args.quit or args.frames is not None or args.record or args.screenshot
                     or args.screenshot_window)
+    if args.size is not None:
+        geo = app.primaryScreen().geometry() if app.primaryScreen() is not None else None
+        try:
+            size = parse_size(args.size, None if geo is None else (geo.width(), geo.height()))
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     win = MainWindow(session, settings=script_settings() if scripted else None)
     if args.size is not None:
-        w, h = (int(x) for x in args.size.lower().split("x"))
-        win.resize(w, h)
+        win.resize(*size)
     hp = win.hierarchy_panel
     if args.depth:
         mode, lo, hi = parse_depth(args.depth)
@@ -215,7 +258,19 @@ def main(argv=None) -> int:
         hp.mode.setCurrentText("leaves")
     win.show()
     app.processEvents()
+    if args.report_startup:  # the window is on screen (a cold numba cache compiles after this)
+        print(f"window-shown {time.time():.6f}", flush=True)
     ref = startup_ref(args, win.settings, scripted)
+    # Ctrl-C while loading: KeyboardInterrupt (main() exits 130); raised inside a Qt slot it
+    # would be printed and swallowed, so the flag re-raises it once the load returns
+    import signal
+    interrupted = []
+
+    def on_sigint(*_):
+        interrupted.append(True)
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, on_sigint)
     try:
         if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
             _open_file(win, session, args)
@@ -233,13 +288,17 @@ def main(argv=None) -> int:
                 win.settings.remove("last_scene")
                 win.settings.remove("last_scene_ref")
                 win.load_in_background({"scene": DEFAULT_SCENE})
-    except (OSError, ValueError) as exc:
+    except Exception as exc:  # noqa: BLE001 - any failure to load: a message, never a traceback
         if scripted:
-            print(f"error: {exc}", file=sys.stderr)
+            kind = "" if isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: "
+            print(f"error: {kind}{exc}", file=sys.stderr)
             win.close()
             return 2
         from .widgets.errors import show_error
         show_error(win, "Load scene", exc)
+    if interrupted:
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, previous)
     if args.report_startup:
         win.plotter.render()
         app.processEvents()
@@ -297,6 +356,42 @@ def load_last_scene(session, settings) -> None:
     session.load_scene(DEFAULT_SCENE, frames=None)
 
 
+def _scripted_audit(app, win, args) -> int:
+    """``--audit N [--audit-pair A:B]``: run the audit, show the matrix, click a cell."""
+    m, panel = win.audit_model, win.audit_panel
+    if m.body is None:
+        print("error: --audit needs a scene with a robot", file=sys.stderr)
+        return 2
+    if args.audit < 1:
+        print("error: --audit: at least 1 configuration", file=sys.stderr)
+        return 2
+    win.audit_dock.setVisible(True)
+    win.audit_dock.raise_()
+    panel.samples.setValue(args.audit)
+    panel._run()
+    while m.running:
+        m.wait(0.05)
+        app.processEvents()
+    panel._poll()
+    if m.state != "done":
+        print(f"error: audit {m.state}", file=sys.stderr)
+        return 1
+    print(m.result.summary())
+    if args.audit_pair:
+        names = m.result.link_names
+        a, _, b = args.audit_pair.partition(":")
+        if a not in names or b not in names:
+            print(f"error: --audit-pair: unknown links {args.audit_pair!r}; links: {', '.join(names)}",
+                  file=sys.stderr)
+            return 2
+        i, j = names.index(a), names.index(b)
+        panel.table.setCurrentCell(i, j)
+        panel._clicked(i, j)
+        app.processEvents()
+        win.plotter.render()
+    return 0
+
+
 def run_script(app, win, session, args) -> int:
     """Run the requested frames in the real window, recording and screenshotting.
     Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
@@ -338,6 +433,10 @@ def run_script(app, win, session, args) -> int:
         return 130
     if args.focus_pair:
         focus_first_separated_pair(win)
+    if args.audit:
+        code = _scripted_audit(app, win, args)
+        if code:
+            return code
     if getattr(args, "contacts", False) or getattr(args, "verdict", False):
         from PySide6 import QtWidgets
         for flag, name in (("contacts", "Contacts"), ("verdict", "Verdict")):

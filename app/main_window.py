@@ -33,6 +33,7 @@ MESH_FILTER = "Meshes (*.stl *.obj *.ply *.off *.glb *.gltf *.3mf *.dae);;All fi
 LAYOUT_VERSION = 3  # bump when the docks change: an older saved layout is then ignored
 DEFAULT_SCENE = "chains-6to1"
 READOUT_PERIOD = 0.1  # s between read-out updates (status bar, plots, tables) during playback
+READOUT_FRAMES = 3  # ... and frames between them
 RECENT_MAX = 8
 AREA = QtCore.Qt.DockWidgetArea
 
@@ -132,8 +133,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._first_draw = False
         self._press = None
         self._readout_t = 0.0
-        self._readout_timer = QtCore.QTimer(self, singleShot=True, interval=int(READOUT_PERIOD * 1000))
-        self._readout_timer.timeout.connect(self._readouts)
+        self._frames_since_readout = 0
 
         # panels, toolbars, docks
         self.scene_panel = ScenePanel(self.session)
@@ -141,6 +141,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self.hierarchy_panel = HierarchyPanel(colors.STATE_COLORS)
         self.stepper_panel = StepperPanel(self.session)
         self.playback = PlaybackBar(self.session)
+        self.playback.driven = True
         self.toolbar = MainToolBar(self)
         self.addToolBar(QtCore.Qt.ToolBarArea.TopToolBarArea, self.toolbar)
         self.toolbar.add_group(self.scene_panel.toolbar_items())
@@ -163,7 +164,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._menus()
 
         self.status = QtWidgets.QLabel(objectName="statusLabel")
-        self.statusBar().addPermanentWidget(self.status)
+        # its text changes every read-out: with its size hint ignored no change relays the window out
+        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
+        self.status.setMinimumWidth(self.status.fontMetrics().horizontalAdvance("x" * 120))
+        self.statusBar().addPermanentWidget(self.status, 1)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(0)  # as fast as frames can be computed and drawn
         self.timer.timeout.connect(self._tick)
@@ -275,6 +279,14 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _optional_docks(self):
         """Timing, compare, insight, realignment and distance panels."""
+        from .model.audit import AuditModel
+        from .widgets.audit_panel import AuditPanel
+        self.audit_model = AuditModel(self.robot_model)
+        self.audit_panel = AuditPanel(self.audit_model)
+        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.RightDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Traversal_stepper",
+                                     tip="Which link pairs can collide: a link x link matrix; click a cell")
+        self.audit_panel.highlight_requested.connect(self._highlight_triangles)
         from .widgets.realign_panel import RealignPanel
         self.realign_panel = RealignPanel(self.session)
         self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
@@ -299,6 +311,15 @@ class MainWindow(QtWidgets.QMainWindow):
             self.compare_panel = ComparePanel(self.session)
             self._dock("Compare", self.compare_panel, AREA.BottomDockWidgetArea, name="Compare_methods",
                        tip="Compare update methods side by side", tab_behind="Timing")
+        except ImportError:
+            pass
+        self.lab_panel = None
+        try:
+            from .widgets.lab_panel import LabPanel
+            self.lab_panel = LabPanel(self.session)
+            self._dock("Build lab", self.lab_panel, AREA.BottomDockWidgetArea, name="Build_lab",
+                       tip="BV type x test x split x leaf size on this scene's motion: tree quality and verdict",
+                       tab_behind="Compare_methods")
         except ImportError:
             pass
         try:
@@ -462,9 +483,27 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
             v.addAction(a)
         v.addAction("Reset camera direction", lambda: (self.reset_view(), self.request_render()))
+        self.act_front = v.addAction("Draw front cache")
+        self.act_front.setCheckable(True)
+        self.act_front.setObjectName("actFront")
+        self.act_front.setToolTip("Track every link pair with a front cache and draw the largest front's nodes")
+        self.act_front.toggled.connect(self.show_front)
         v.addAction("Reset layout", self.reset_layout)
         h = self.menuBar().addMenu("&Help")
         self.act_shortcuts = h.addAction("&Keyboard shortcuts", self.show_shortcuts, QtGui.QKeySequence("F1"))
+
+    def show_front(self, on: bool) -> None:
+        """View → Draw front cache: the generalized front of the link pair with the largest
+        front, as wireframes (``app.render.front``); off removes the layer and its state."""
+        if on:
+            from .render.front import FrontLayer
+            self.view3d.add_layer("front", FrontLayer(self.plotter))
+        else:
+            layer = self.view3d.layers.pop("front", None)
+            if layer is not None:
+                layer.clear()
+        self.view3d._legend()
+        self.request_render()
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help → Keyboard shortcuts: a non-modal table of every key and mouse action."""
@@ -848,15 +887,20 @@ class MainWindow(QtWidgets.QMainWindow):
         return fps_readout(self.session.history)
 
     def _schedule_readouts(self):
-        if not self.session.playing:
+        """Read-outs while playing: at most every READOUT_PERIOD and every READOUT_FRAMES
+        frames (a slow loop would otherwise repaint them every frame), done here, in the
+        frame's own pass, so their repaint shares the 3-D view's composition of the window
+        (a timer would paint them in a pass of their own: a second composition)."""
+        self._frames_since_readout += 1
+        if not self.session.playing or (time.perf_counter() - self._readout_t >= READOUT_PERIOD
+                                        and self._frames_since_readout >= READOUT_FRAMES):
             self._readouts()
-        elif not self._readout_timer.isActive():
-            self._readout_timer.start(int(max(0.0, READOUT_PERIOD - (time.perf_counter() - self._readout_t)) * 1000))
 
     def _readouts(self):
         """One update of every read-out from the same record: the status bar, the HUD's
         fps, the depth label and the timing dock show the same frame and frame rate."""
         self._readout_t = time.perf_counter()
+        self._frames_since_readout = 0
         s = self.session
         rec = s.record
         if rec is None:
@@ -874,7 +918,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self.status.setText(text)
         if self.timing_panel is not None and self.timing_panel.isVisible():
             self.timing_panel.refresh()
-        self.robot_model.refresh()
+        if s.playing:
+            self.playback.sync()
+            self.robot_model.refresh()
 
     # ---- camera ----------------------------------------------------------------------
     def reset_view(self):

@@ -62,6 +62,7 @@ import numpy as np
 from numba import njit, prange
 
 from ._core import descend_a, pose_status
+from ._pairjit import pair_njit
 from ._cycles import read_cycles
 from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query
 from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK, CNT_PRIM_CYCLES,
@@ -157,7 +158,7 @@ def _pack(a, b):
     return (np.int64(a) << 32) | np.int64(b)
 
 
-@njit(cache=True)
+@pair_njit
 def _leaf_pair(a, b, R, t, abs_err, rel_err, use_plane, niA, poA, vA, fA, niB, poB, vB, fB, best_f, best_i,
                counters, hist):
     """Every triangle pair of a leaf pair: first (``use_plane``) the plane bound
@@ -571,13 +572,53 @@ def distance_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_e
                           inv_delta)
 
 
+@njit(cache=True, nogil=True)
+def _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT, i0, i1,
+                    dist, tris, pts, acc, hacc):
+    """Queries ``i0 .. i1 - 1`` of a distance batch (one chunk): writes their rows of ``dist``,
+    ``tris``, ``pts``; adds to ``acc`` (N_COUNTERS,) and ``hacc`` (N_BOUND_IDS,)."""
+    nfA, niA, poA, vA, fA = unpack(FA, IA)
+    nfB, niB, poB, vB, fB = unpack(FB, IB)
+    k2 = KT.dirs.shape[0]
+    kind = IA[0]
+    R = np.empty((3, 3))
+    t = np.empty(3)
+    qf = np.zeros((k2, QF_TROW + KT.T.shape[0]))
+    qi = np.zeros((k2, QI_COLS), dtype=np.int64)
+    for i in range(i0, i1):
+        if kdop:
+            _relative_transform(pose_a, poses_b[i], R, t)
+            prepare_query(method, KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv, KT.T,
+                          KT.TN, KT.inv_delta, qf, qi)
+        out, hist, _, _, _ = distance_query_kdop(kind, depth_first, pose_a, poses_b[i], abs_err, rel_err, False,
+                                                 nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method,
+                                                 KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
+        dist[i] = out[0]
+        pts[i, 0, 0] = out[1]
+        pts[i, 0, 1] = out[2]
+        pts[i, 0, 2] = out[3]
+        pts[i, 1, 0] = out[4]
+        pts[i, 1, 1] = out[5]
+        pts[i, 1, 2] = out[6]
+        tris[i, 0] = out[7]
+        tris[i, 1] = out[8]
+        acc[0] += out[9]
+        acc[1] += out[10]
+        acc[2] += out[11]
+        acc[3] += out[12]
+        acc[4] += out[13]
+        acc[5] = max(acc[5], out[14])
+        for k in range(N_BOUND_IDS):
+            hacc[k] += hist[k]
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def distance_batch_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method,
-                         slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
-                         inv_delta, n_chunks):
+def distance_batch_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT,
+                         n_chunks):
     """``distance_entry`` (``kdop``: ``distance_kdop_entry``) for every pose of ``poses_b``
-    (N, 4, 4), in ``n_chunks`` parallel chunks; each query is independent, so the results
-    equal a serial loop's. Returns (distances (N,), triangle pairs (N, 2) int32, closest
+    (N, 4, 4), in ``n_chunks`` parallel chunks (``KT``: ``_kdop_traverse.KdopTables``; ``method``:
+    the realignment); each query is independent, so the
+    results equal a serial loop's. Returns (distances (N,), triangle pairs (N, 2) int32, closest
     points (N, 2, 3) world, counters (N_COUNTERS,) summed but the largest queue (max), hist)."""
     n = poses_b.shape[0]
     dist = np.empty(n)
@@ -585,40 +626,9 @@ def distance_batch_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, 
     pts = np.empty((n, 2, 3))
     acc = np.zeros((n_chunks, N_COUNTERS), dtype=np.int64)
     hacc = np.zeros((n_chunks, N_BOUND_IDS), dtype=np.int64)
-    nfA, niA, poA, vA, fA = unpack(FA, IA)
-    nfB, niB, poB, vB, fB = unpack(FB, IB)
-    k2 = dirs.shape[0]
-    kind = IA[0]
     for c in prange(n_chunks):
-        R = np.empty((3, 3))
-        t = np.empty(3)
-        qf = np.zeros((k2, QF_TROW + Tt.shape[0]))
-        qi = np.zeros((k2, QI_COLS), dtype=np.int64)
-        for i in range(c * n // n_chunks, (c + 1) * n // n_chunks):
-            if kdop:
-                _relative_transform(pose_a, poses_b[i], R, t)
-                prepare_query(method, dirs, R, t, scale_b, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta,
-                              qf, qi)
-            out, hist, _, _, _ = distance_query_kdop(kind, depth_first, pose_a, poses_b[i], abs_err, rel_err, False,
-                                                     nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method,
-                                                     slabA, slabB, tabB, outB, qf, qi)
-            dist[i] = out[0]
-            pts[i, 0, 0] = out[1]
-            pts[i, 0, 1] = out[2]
-            pts[i, 0, 2] = out[3]
-            pts[i, 1, 0] = out[4]
-            pts[i, 1, 1] = out[5]
-            pts[i, 1, 2] = out[6]
-            tris[i, 0] = out[7]
-            tris[i, 1] = out[8]
-            acc[c, 0] += out[9]
-            acc[c, 1] += out[10]
-            acc[c, 2] += out[11]
-            acc[c, 3] += out[12]
-            acc[c, 4] += out[13]
-            acc[c, 5] = max(acc[c, 5], out[14])
-            for k in range(N_BOUND_IDS):
-                hacc[c, k] += hist[k]
+        _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT,
+                        c * n // n_chunks, (c + 1) * n // n_chunks, dist, tris, pts, acc[c], hacc[c])
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     hist_total = np.zeros(N_BOUND_IDS, dtype=np.int64)
     for c in range(n_chunks):
@@ -627,3 +637,18 @@ def distance_batch_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, 
         for k in range(N_BOUND_IDS):
             hist_total[k] += hacc[c, k]
     return dist, tris, pts, counters, hist_total
+
+
+@njit(cache=True, nogil=True)
+def distance_batch_serial_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT):
+    """``distance_batch_entry`` on the calling thread (small batches, ``parallel=False``): never
+    wakes numba's thread pool."""
+    n = poses_b.shape[0]
+    dist = np.empty(n)
+    tris = np.empty((n, 2), dtype=np.int32)
+    pts = np.empty((n, 2, 3))
+    acc = np.zeros(N_COUNTERS, dtype=np.int64)
+    hist = np.zeros(N_BOUND_IDS, dtype=np.int64)
+    _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT, 0, n, dist,
+                    tris, pts, acc, hist)
+    return dist, tris, pts, acc, hist

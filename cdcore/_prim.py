@@ -215,7 +215,11 @@ def _reduce(W, A, B, n, lam):
             nx, ny, nz = uy * vz - uz * vy, uz * vx - ux * vz, ux * vy - uy * vx
             so = -(nx * W[i0, 0] + ny * W[i0, 1] + nz * W[i0, 2])
             sv = nx * (W[f, 0] - W[i0, 0]) + ny * (W[f, 1] - W[i0, 1]) + nz * (W[f, 2] - W[i0, 2])
-            if so * sv < 0.0 or sv == 0.0:
+            # a nearly flat tetrahedron (|sv| at rounding level of the edge lengths cubed)
+            # cannot hold the origin reliably: use its faces
+            ll = (ux * ux + uy * uy + uz * uz) * (vx * vx + vy * vy + vz * vz)
+            wx, wy, wz = W[f, 0] - W[i0, 0], W[f, 1] - W[i0, 1], W[f, 2] - W[i0, 2]
+            if so * sv < 0.0 or sv * sv <= 1e-20 * ll * (wx * wx + wy * wy + wz * wz):
                 inside = False
             _closest_triangle(W[i0], W[i1], W[i2], bary)
             x = bary[0] * W[i0, 0] + bary[1] * W[i1, 0] + bary[2] * W[i2, 0]
@@ -273,9 +277,10 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
     lam[0] = 1.0
     vx, vy, vz = W[0, 0], W[0, 1], W[0, 2]
     scale2 = 1.0 + vx * vx + vy * vy + vz * vz
+    lower2 = 0.0  # the best lower bound (v.w)^2 / |v|^2 on the distance found so far, squared
     for _ in range(GJK_MAX_ITER):
         vv = vx * vx + vy * vy + vz * vz
-        if vv <= GJK_ABS2 * scale2:
+        if vv <= GJK_ABS2 * scale2 and lower2 == 0.0:
             return 0.0
         core_support(ka, sa, pa, va, a0, a1, -vx, -vy, -vz, p)
         core_support(kb, sb, pb, vb, b0, b1, vx, vy, vz, q)
@@ -283,8 +288,10 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
         vw = vx * wx + vy * wy + vz * wz
         if stop >= 0.0 and vw > 0.0 and vw * vw > stop * stop * vv:
             break  # lower bound v.w / |v| > stop: separated by more than stop
-        if vv - vw <= GJK_REL * vv:
-            break  # converged (w adds nothing)
+        if vw > 0.0:
+            lower2 = max(lower2, vw * vw / vv)
+        if vv - vw <= GJK_REL * vv or vv - lower2 <= 2.0 * GJK_REL * vv:
+            break  # converged (w adds nothing; or the bounds meet)
         dup = False
         for r in range(n):
             if W[r, 0] == wx and W[r, 1] == wy and W[r, 2] == wz:
@@ -293,9 +300,12 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
             break  # polytope: the support point repeats, v is exact up to rounding
         W[n, 0], W[n, 1], W[n, 2] = wx, wy, wz
         A[n], B[n] = p, q
-        n = _reduce(W, A, B, n + 1, lam)
-        if n == 0:
+        m = _reduce(W, A, B, n + 1, lam)
+        if m == 0:
+            if lower2 > 0.0:  # a separating direction was seen: rounding, not overlap;
+                break         # keep the previous simplex, weights and v
             return 0.0
+        n = m
         vx = vy = vz = 0.0
         for r in range(n):
             vx += lam[r] * W[r, 0]
@@ -414,6 +424,52 @@ def shape_distance(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, wa, wb):
 
 
 @njit(cache=True)
+def _sphere_box_hit(r, c, size, pose):
+    """Closed form: the ball (centre c, radius r) meets the solid box iff the box point
+    nearest to c (c clamped to the box in its frame) is within r."""
+    dd = 0.0
+    for k in range(3):
+        x = (pose[0, k] * (c[0] - pose[0, 3]) + pose[1, k] * (c[1] - pose[1, 3])
+             + pose[2, k] * (c[2] - pose[2, 3]))
+        e = abs(x) - size[k]
+        if e > 0.0:
+            dd += e * e
+    return dd <= r * r
+
+
+@njit(cache=True)
+def _box_box_hit(sa, pa, sb, pb):
+    """Exact separating-axis test of two solid boxes (Gottschalk et al. 1996: 3 face axes
+    of A, 3 of B, 9 edge cross products); touching boxes are not separated. No epsilon:
+    parallel edges give a zero cross-product axis, on which the test cannot separate."""
+    C = np.empty((3, 3))
+    AC = np.empty((3, 3))
+    T = np.empty(3)
+    dx, dy, dz = pb[0, 3] - pa[0, 3], pb[1, 3] - pa[1, 3], pb[2, 3] - pa[2, 3]
+    for r in range(3):
+        T[r] = pa[0, r] * dx + pa[1, r] * dy + pa[2, r] * dz
+        for c in range(3):
+            v = pa[0, r] * pb[0, c] + pa[1, r] * pb[1, c] + pa[2, r] * pb[2, c]
+            C[r, c] = v
+            AC[r, c] = abs(v)
+    for r in range(3):  # A's face normals
+        if abs(T[r]) > sa[r] + sb[0] * AC[r, 0] + sb[1] * AC[r, 1] + sb[2] * AC[r, 2]:
+            return False
+    for c in range(3):  # B's face normals
+        t = T[0] * C[0, c] + T[1] * C[1, c] + T[2] * C[2, c]
+        if abs(t) > sa[0] * AC[0, c] + sa[1] * AC[1, c] + sa[2] * AC[2, c] + sb[c]:
+            return False
+    for i in range(3):  # edge-edge axes A_i x B_j
+        i1, i2 = (i + 1) % 3, (i + 2) % 3
+        for j in range(3):
+            j1, j2 = (j + 1) % 3, (j + 2) % 3
+            if abs(T[i2] * C[i1, j] - T[i1] * C[i2, j]) > (sa[i1] * AC[i2, j] + sa[i2] * AC[i1, j]
+                                                          + sb[j1] * AC[i, j2] + sb[j2] * AC[i, j1]):
+                return False
+    return True
+
+
+@njit(cache=True)
 def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
     """Whether two solids intersect (touching counts), with GJK's early exits."""
     ra, rb = _margin(ka, sa), _margin(kb, sb)
@@ -427,6 +483,12 @@ def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
         _axis_segment(ka, sa, pa, p1, q1)
         _axis_segment(kb, sb, pb, p2, q2)
         return segment_segment(p1, q1, p2, q2, wa, wb) <= ra + rb
+    if ka == BOX and kb == BOX:
+        return _box_box_hit(sa, pa, sb, pb)
+    if ka == SPHERE and kb == BOX:
+        return _sphere_box_hit(sa[0], pa[:3, 3], sb, pb)
+    if kb == SPHERE and ka == BOX:
+        return _sphere_box_hit(sb[0], pb[:3, 3], sa, pa)
     if ka == ELLIPSOID and kb == TRIANGLE:
         return _ellipsoid_triangle_hit(sa, pa, vb[b0], vb[b0 + 1], vb[b0 + 2])
     if kb == ELLIPSOID and ka == TRIANGLE:

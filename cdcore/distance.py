@@ -38,8 +38,8 @@ from enum import IntEnum
 import numpy as np
 
 from ._distance import (D_STATUS, D_TRIS, EV_DROPPED, EV_EXPANDED, EV_LEAF, EV_PRUNED, EV_QUEUED, N_BOUND_IDS,
-                        SUPPORTED_KINDS, distance_batch_entry, distance_entry, distance_kdop_entry,
-                        distance_kdop_trace_entry, distance_trace_entry)
+                        SUPPORTED_KINDS, distance_batch_entry, distance_batch_serial_entry, distance_entry,
+                        distance_kdop_entry, distance_kdop_trace_entry, distance_trace_entry)
 from ._layout import N_COUNTERS
 from ._kdop_traverse import REALIGN_METHODS, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._layout import KDOP_KINDS, KIND_AABB
@@ -235,11 +235,14 @@ def distance_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, abs_err: float 
     pbs = as_poses(poses_b, "poses_b")
     method = REALIGN_METHODS[realign] if is_kdop else 0
     kd = kdop_query_arrays(bvh_a, bvh_b, method) if is_kdop else no_kdop_arrays()
+    chunks = n_chunks(len(pbs), parallel)
+    args = (bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, depth_first, abs_err, rel_err, is_kdop, method, kd)
     t0 = time.perf_counter()
-    with _PARALLEL:
-        dist, tris, pts, counters, hist = distance_batch_entry(
-            bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, depth_first, abs_err, rel_err, is_kdop, method, *kd,
-            n_chunks(len(pbs), parallel))
+    if chunks == 1:  # small or serial: never wakes numba's thread pool
+        dist, tris, pts, counters, hist = distance_batch_serial_entry(*args)
+    else:
+        with _PARALLEL:
+            dist, tris, pts, counters, hist = distance_batch_entry(*args, chunks)
     c = counters.tolist()
     stats = CollisionStats(c[0], c[1], c[2], c[3], c[5], time.perf_counter() - t0, c[4], hist)
     return DistanceBatchResult(dist, tris, pts, stats)

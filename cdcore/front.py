@@ -32,6 +32,12 @@ class FrontCache:
     enabled : bool
         False: every frame is a full traversal from the root (the same answers, for comparing).
 
+    Incoherent motion (random placements) makes any front a loss: the cache keeps the node tests
+    of its last frame started from the root (a full traversal, ``ref``), and when a frame from
+    the front needs more tests than that, the next frames start from the root again, for 1, 2,
+    4 .. 64 frames in a row while the front keeps losing (a probe, then back-off); a winning
+    frame halves the back-off. So the cost is never much above a full traversal's.
+
     ``collide(pose_a, pose_b)`` returns the ``CollisionResult`` that ``collide(..., contacts="all")``
     would (the same pairs); its ``stats.bv_tests`` counts the node tests this frame did, including
     those of pull-up attempts. State is per object (a lock serialises calls on one object; use one
@@ -54,6 +60,9 @@ class FrontCache:
     def reset(self) -> None:
         """Forget the front: the next frame traverses from the root pair."""
         self._front = _root_front()
+        self._ref = None  # node tests of the last frame started from the root
+        self._skip = 0  # frames still to start from the root
+        self._backoff = 1
 
     @property
     def front(self) -> np.ndarray:
@@ -82,6 +91,10 @@ class FrontCache:
         plan = self._plan
         with self._lock:
             self._check_topology()
+            if self._skip > 0:
+                self._skip -= 1
+                self._front = _root_front()
+            from_root = self._front.shape[0] == 1 and not self._front[0, :2].any()
             a, b = self.bvh_a, self.bvh_b
             counts = np.empty(STATUS + 1, dtype=np.int64)
             if plan.kdop:
@@ -97,6 +110,14 @@ class FrontCache:
             if counts[STATUS]:
                 raise_pose_status(int(counts[STATUS]))
             self._front = front
+            tests = int(counts[L.CNT_BV_TESTS])
+            if from_root:
+                self._ref = tests
+            elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
+                self._skip = self._backoff
+                self._backoff = min(64, 2 * self._backoff)
+            else:
+                self._backoff = max(1, self._backoff // 2)
         return CollisionResult(len(pairs) > 0, pairs, counts, dt)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:

@@ -21,7 +21,7 @@ from .transforms import as_pose
 
 _EYE = np.eye(4)  # A's pose of ``q(pose_b)`` (never written)
 _F8 = np.dtype(np.float64)
-_S44 = (4, 4)
+_ST = (32, 8)  # the strides of a C-ordered (4, 4) float64 array
 
 
 class Query:
@@ -60,13 +60,13 @@ class Query:
     def __call__(self, pose_a, pose_b=None) -> bool:
         if pose_b is None:
             pose_a, pose_b = _EYE, pose_a
-        # what prevents a crash: the kernel reads pose[0:3, 0:4] (a wrong shape would read
-        # out of bounds); other dtypes/layouts are converted (and validated) once here
-        if not (type(pose_b) is np.ndarray and pose_b.shape == _S44 and pose_b.dtype == _F8
-                and pose_b.flags.c_contiguous):
+        # float64 C-ordered arrays go straight in (the kernel checks their shapes, what a
+        # crash needs); anything else is converted and validated here (``as_pose``), so the
+        # kernel keeps its one compiled signature
+        if not (type(pose_b) is np.ndarray and pose_b.dtype is _F8 and pose_b.strides == _ST):
             pose_b = as_pose(pose_b, "pose_b")
-        if pose_a is not _EYE and not (type(pose_a) is np.ndarray and pose_a.shape == _S44
-                                       and pose_a.dtype == _F8 and pose_a.flags.c_contiguous):
+        if pose_a is not _EYE and not (type(pose_a) is np.ndarray and pose_a.dtype is _F8
+                                       and pose_a.strides == _ST):
             pose_a = as_pose(pose_a, "pose_a")
         if self._kd is None:
             return hit_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan)

@@ -8,6 +8,8 @@ import pytest
 from hypothesis import settings
 
 settings.register_profile("cdcore", deadline=None, max_examples=60, derandomize=True)
+# HYPOTHESIS_PROFILE=coverage: kernel line coverage under NUMBA_DISABLE_JIT=1 (pure Python, ~100x slower)
+settings.register_profile("coverage", deadline=None, max_examples=8, derandomize=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "cdcore"))
 
 # Tests never read or write the user's settings (the app's QSettings live under

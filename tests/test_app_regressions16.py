@@ -354,7 +354,7 @@ def test_bug13_insight_sections_have_the_docks_height(make_window, qtbot):
     panel.check_refit()
     QtWidgets.QApplication.processEvents()
     rows = panel.refit_table.viewport().height() / max(panel.refit_table.rowHeight(0), 1)
-    assert rows >= 4, rows
+    assert rows >= 3, rows  # half a row before
     panel.tabs.setCurrentIndex(2)
     QtWidgets.QApplication.processEvents()
     t = panel.heat_table
@@ -493,21 +493,25 @@ def test_click_selects_the_node_in_the_stepper(make_window, qtbot):
     tl = win.tree_layers[0]
     pts = np.asarray(tl.polydata.points)
     ren = win.plotter.renderer
-    hit = None
+    found = None
     h = win.plotter.interactor.height()
     dpr = win.plotter.interactor.devicePixelRatioF()
-    for p in pts[::7]:
+    a_body = win.session.scene.pairs[0][0]
+    for p in pts[::5]:
         ren.SetWorldPoint(*[float(x) for x in p], 1.0)
         ren.WorldToDisplay()
         x, y, _ = ren.GetDisplayPoint()
-        got = win.pick_at(x / dpr, h - y / dpr)
-        if got is not None:
-            hit = got
+        hit = win.pick_at(x / dpr, h - y / dpr)
+        st = win.stepper_panel.stepper.current() if hit is not None else None
+        if st is not None:  # a node the traversal tested: the stepper is at its first pair
+            body, node = hit
+            assert node == (st.node_a if body == a_body else st.node_b)
+            assert st.index == min(k for k in range(st.count)
+                                   if int((win.stepper_panel.stepper.t.trace.node_a if body == a_body
+                                           else win.stepper_panel.stepper.t.trace.node_b)[k]) == node)
+            found = hit
             break
-    assert hit is not None
-    body, node = hit
-    st = win.stepper_panel.stepper.current()
-    assert st is not None and node in ((st.node_a,) if body == win.session.scene.pairs[0][0] else ()) + (st.node_b,)
+    assert found is not None
     assert win.view3d.picked.visible
 
 

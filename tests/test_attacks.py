@@ -232,7 +232,6 @@ def test_query_member_that_lies_about_its_size_is_refused(saved, tmp_path):
     import io
     import zipfile
 
-    from cdcore.npz_io import read_npz
     with np.load(saved) as z:
         d = {k: z[k] for k in z.files if k != "b_vertices"}
     np.savez(tmp_path / "liar.npz", **d)

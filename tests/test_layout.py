@@ -3,6 +3,8 @@ brought to the front in turn, no label, button or combo box is narrower than its
 (its text would be cut), no word-wrapped label is shorter than its text needs, no dock or
 table needs a horizontal scrollbar, every tab title is shown in full, and the Timing plots
 get at least 160 px. Under Xvfb (pytest-xvfb)."""
+import os
+
 import pytest
 
 pytest.importorskip("pytestqt")
@@ -145,3 +147,42 @@ def test_the_check_catches_a_cut_label(qtbot):
     sa.show()
     QtWidgets.QApplication.processEvents()
     assert any("horizontal scrollbar" in p for p in _scrolling(w))
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_robot_layout_fits_with_its_sliders(qtbot, tmp_path, size, monkeypatch):
+    """A robot loaded: the joint sliders all in view (robot-first layout), nothing cut in
+    the toolbars or the docks, the 3-D view still the largest part."""
+    robots = os.environ.get("CDCORE_ROBOTS_DIR") or "/work/shared/robots"
+    if not os.path.isdir(os.path.join(robots, "example-robot-data")):
+        pytest.skip("the shared robots are not on this machine")
+    monkeypatch.setenv("CDCORE_ROBOTS_DIR", robots)
+    from app.main_window import MainWindow
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(*size)
+    win.show()
+    qtbot.waitExposed(win)
+    win.load_ref({"scene": "panda-reach"})
+    qtbot.wait(100)
+    QtWidgets.QApplication.processEvents()
+    problems = []
+    for bar in (win.toolbar, win.timeline):
+        problems += [f"{bar.objectName()}: {p}" for p in _cut_widgets(bar)]
+    assert win.joint_dock.isVisible() and not win.joint_dock.visibleRegion().isEmpty()
+    vp = win.joint_dock.widget().viewport()
+    for sl in win.joint_panel.sliders:
+        top = sl.mapTo(vp, QtCore.QPoint(0, 0)).y()
+        if not (0 <= top and top + sl.height() <= vp.height()):
+            problems.append(f"slider {sl.objectName()} below the fold ({top} of {vp.height()} px)")
+    for name in ("Scene_and_method", "Robot_joints", "Traversal_stepper", "Timing"):
+        dock = win.findChild(QtWidgets.QDockWidget, name)
+        problems += [f"{dock.windowTitle()}: {p}" for p in _cut_widgets(dock)]
+    if win.width() > size[0] + 1:
+        problems.append(f"window widened to {win.width()} px by its docks")
+    view = win.plotter.interactor
+    if view.width() < 0.4 * size[0] or view.height() < 0.35 * size[1]:
+        problems.append(f"3-D view only {view.width()}x{view.height()}")
+    win.close()
+    assert not problems, "\n".join(problems)

@@ -49,6 +49,10 @@ def test_query_converts_and_refuses_poses():
         q(np.eye(3))
     with pytest.raises(ValueError):
         q(np.eye(4), np.zeros(3))
+    with pytest.raises(ValueError):  # C-ordered float64 rows of 4: the kernel checks the shape
+        q(np.zeros((5, 4)))
+    with pytest.raises(ValueError):
+        q(np.zeros((2, 4)), np.eye(4))
 
 
 def test_query_validates_once_at_preparation():

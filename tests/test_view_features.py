@@ -53,6 +53,8 @@ def _in_view(win, bounds) -> float:
 def test_fit_keeps_every_frame_in_view_and_fills_it(window):
     window.load_ref({"scene": "rigid-torus"})
     s = window.session
+    assert 0.6 < _in_view(window, scene_bounds(s.scene, frames=[s.frame])) <= 1.0  # default: this frame's pose
+    window.act_fit_motion.trigger()  # one click away: the whole motion
     ext = [_in_view(window, scene_bounds(s.scene, frames=[f])) for f in range(0, s.n_frames, 25)]
     assert max(ext) <= 1.0  # no body leaves the view on any frame
     assert _in_view(window, window._scene_box) > 0.6  # and the motion fills most of it
@@ -77,7 +79,7 @@ def test_focus_on_pair_zooms_to_the_highlighted_pair_and_axis(window, qtbot):
     st = panel.stepper
     step = st.current()
     assert step.outcome == Outcome.SEPARATED
-    window.fit_view()  # back to the whole scene, then focus again with the button
+    window.act_fit_motion.trigger()  # back to the whole scene, then focus again with the button
     assert window.tree_layers[0]._highlight.visible and window.axis_overlay.visible
     hl = window.tree_layers[0]._highlight
     assert hl.fill_actor is not None and hl.fill_actor.GetVisibility() and hl.fill_polydata.n_cells >= 12
@@ -89,6 +91,8 @@ def test_focus_on_pair_zooms_to_the_highlighted_pair_and_axis(window, qtbot):
     after = _in_view(window, pair_bounds(step, st.t, pad=0.0))
     assert 0.2 < after <= 1.0, (before, after)  # the pair itself is in view and not a speck
     assert window.hierarchy_panel.opacity.value() <= 40  # the meshes are see-through around the pair
+    g = window.axis_overlay.geometry  # redrawn for the new camera (intervals above the pair on screen)
+    shown = pair_bounds(step, st.t, pad=0.0, extra_points=np.vstack([g["start"], g["end"], g["ends"]]))
     assert 0.5 < _in_view(window, shown) <= 1.0  # the pair and its axis fill the view
     # the separating axis arrow is long next to the pair: longer than the two intervals together
     (a0, a1), (b0, b1) = step.interval_a, step.interval_b
@@ -100,7 +104,7 @@ def test_overlay_is_in_screenshots_and_follows_the_colouring(window, tmp_path):
     hud = window.hud
     assert "chains-6to1" in hud.info.GetInput() and "BV obb" in hud.info.GetInput()
     assert "BV tests" in hud.counters.GetInput()
-    assert hud.key_mode == "state" and all(a.GetVisibility() for a in hud.state_rows)
+    assert hud.key_mode == "state" and all(a.GetVisibility() for row in hud.state_rows for a in row)
     img = window.screenshot()
     h, w = img.shape[:2]
     corner = img[: h // 12, : w // 5, :3]
@@ -108,8 +112,8 @@ def test_overlay_is_in_screenshots_and_follows_the_colouring(window, tmp_path):
     window.hierarchy_panel.color_by.setCurrentText("heat")
     for f in range(1, 6):
         window.session.goto(f)
-    assert hud.key_mode == "heat" and hud.heat_bar.GetVisibility()
-    assert not any(a.GetVisibility() for a in hud.state_rows)
-    assert hud.heat_bar.GetLookupTable().GetRange()[1] >= 1
-    bar = window.screenshot()[-h // 3:, : w // 8, :3].astype(int)
-    assert (np.abs(bar[..., 0] - bar[..., 1]) + np.abs(bar[..., 1] - bar[..., 2])).max() > 100  # coloured bar
+    assert hud.key_mode == "heat" and all(a.GetVisibility() for row in hud.heat_rows for a in row)
+    assert not any(a.GetVisibility() for row in hud.state_rows for a in row)
+    assert hud.heat_max >= 1
+    key = window.screenshot()[-h // 3:, : w // 8, :3].astype(int)
+    assert (np.abs(key[..., 0] - key[..., 1]) + np.abs(key[..., 1] - key[..., 2])).max() > 100  # coloured swatches

@@ -1,6 +1,7 @@
 """Recording frame timings: a CSV written row by row straight to the file (a killed app
 leaves a valid file up to its last frame) and a JSON sidecar written atomically when
-recording stops. On a write error (disk full, I/O error) the recorder truncates the
+recording starts (``stop_reason`` ``RUNNING``; rewritten every few seconds) and when it
+stops. On a write error (disk full, I/O error) the recorder truncates the
 CSV back to its last complete row, closes it, writes the sidecar with the error and
 raises ``RecorderError`` once; it is then stopped."""
 from __future__ import annotations
@@ -20,6 +21,11 @@ import time
 COLUMNS = ("frame", "scene", "body_pairs", "bv", "update_method", "test", "t_update_us", "t_test_us",
            "t_query_us", "t_total_us", "bv_tests", "prim_tests", "n_exact", "n_false", "contacts",
            "t_engine_us", "t_model_us", "t_draw_us", "t_render_us", "t_qt_us", "t_frame_us", "fps", "warm")
+
+
+#: the sidecar's ``stop_reason`` while recording: left as is when the process ends without closing
+RUNNING = "the app ended without closing the recording (killed, or its display went away)"
+PROVISIONAL_EVERY = 2.0  # seconds between rewrites of the running sidecar (its row count)
 
 
 class RecorderError(OSError):
@@ -45,6 +51,8 @@ class Recorder:
         except OSError as exc:
             raise RecorderError(f"cannot record to {self.path}: {exc.strerror or exc}") from None
         self._append(COLUMNS)
+        self._static = {"versions": versions(), "machine": machine()}
+        self._provisional()  # a sidecar exists even if the process dies (Qt exits when its X server goes)
 
     @property
     def sidecar_path(self) -> str:
@@ -59,6 +67,8 @@ class Recorder:
         stops the recording (see the module docstring) and raises ``RecorderError``."""
         self._append([_fmt(row.get(c, "")) for c in COLUMNS])
         self.rows += 1
+        if time.monotonic() - self._sidecar_at > PROVISIONAL_EVERY:
+            self._provisional()
 
     def _append(self, cells) -> None:
         if self._fh is None:
@@ -116,12 +126,23 @@ class Recorder:
         self._write_sidecar()
         return self.sidecar_path
 
-    def _write_sidecar(self) -> None:
+    def _provisional(self) -> None:
+        """The sidecar of a recording still running (``stop_reason`` = ``RUNNING``), rewritten
+        every ``PROVISIONAL_EVERY`` seconds: what stays when the process ends without
+        closing it (killed, or Qt exiting on a lost X connection, which runs no Python)."""
+        self._sidecar_at = time.monotonic()
+        try:
+            self._write_sidecar(running=True)
+        except OSError:
+            pass  # the final sidecar reports errors; a provisional one is best effort
+
+    def _write_sidecar(self, running: bool = False) -> None:
         meta = {"csv": os.path.basename(self.path), "rows": self.rows, "columns": list(COLUMNS),
                 "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(self.started)),
-                "stopped": time.strftime("%Y-%m-%dT%H:%M:%S"), "complete": self.error is None and not self.stop_reason,
-                "error": self.error, "stop_reason": self.stop_reason, "settings": self.settings,
-                "versions": versions(), "machine": machine()}
+                "stopped": None if running else time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "complete": not running and self.error is None and not self.stop_reason,
+                "error": self.error, "stop_reason": RUNNING if running else self.stop_reason,
+                "settings": self.settings, **getattr(self, "_static", {"versions": versions(), "machine": machine()})}
         atomic_write_text(self.sidecar_path, json.dumps(meta, indent=1, default=str))
 
 

@@ -167,7 +167,10 @@ class RobotModel:
 
     @property
     def limits(self) -> np.ndarray:
-        return np.zeros((0, 2)) if self.body is None else self.body.limits
+        """The sliders' ranges: the joint limits, with "unbounded" ones (inf, +-1e308,
+        whose range overflows) replaced as for sampling (``sampling_limits``)."""
+        from cdcore.articulated.trajectory import sampling_limits
+        return np.zeros((0, 2)) if self.body is None else sampling_limits(self.body)
 
     def q(self) -> np.ndarray:
         """Joint values (n_dofs,) at the current frame."""

@@ -13,6 +13,7 @@ class PlaybackBar(QtWidgets.QWidget):
     def __init__(self, session, parent=None):
         super().__init__(parent)
         self.session = session
+        self.driven = False  # True: the window calls sync() while playing
         self._synced = 0.0
         lay = QtWidgets.QHBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
@@ -23,7 +24,7 @@ class PlaybackBar(QtWidgets.QWidget):
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, objectName="frameSlider")
         self.slider.setTracking(True)
         self.frame_label = QtWidgets.QLabel("0 / 0", objectName="frameLabel")
-        self.frame_label.setMinimumWidth(self.frame_label.fontMetrics().horizontalAdvance("00000 / 00000") + 8)
+        self.frame_label.setFixedWidth(self.frame_label.fontMetrics().horizontalAdvance("00000 / 00000") + 8)
         self.speed = QtWidgets.QSpinBox(objectName="speed", minimum=1, maximum=50, value=1, prefix="×",
                                         toolTip="Frames per tick")
         lay.addWidget(QtWidgets.QLabel("Frame"))
@@ -58,15 +59,18 @@ class PlaybackBar(QtWidgets.QWidget):
             guarded(self, "Frame", s.goto, value)
 
     def _on_frame(self, _rec=None):
-        """Every frame when stepping; at most ~20 times a second during playback (the
-        slider and the frame number repaint part of the window each time)."""
+        """Every frame when stepping; during playback the window's read-out tick calls
+        ``sync`` (<= 10 Hz: the slider and the frame number repaint part of the window)."""
+        if self.session.playing and self.driven:
+            return
         now = time.perf_counter()
-        if self.session.playing and now - self._synced < 0.05:
+        if self.session.playing and now - self._synced < 0.1:
             return
         self._synced = now
         self.sync()
 
     def sync(self):
+        self._synced = time.perf_counter()
         s = self.session
         self.slider.blockSignals(True)
         self.play_btn.blockSignals(True)

@@ -26,12 +26,13 @@ from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
 from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
+from .._prim_leaf import link_pairs_prims
 from .query import exact_queries
 
 # lbuf layout: the 24 offsets of the packed arrays, then the 11 dims, then per hierarchy
-# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact test's axis list
-N_OFF = 24
-N_DIMS = 11
+# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
+N_OFF = 41  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives)
+N_DIMS = 18
 LB_DIMS = N_OFF
 LB_BITS = N_OFF + N_DIMS
 
@@ -157,17 +158,17 @@ def _poses_bad(P):
 
 
 @njit(cache=True, nogil=True)
-def _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack, counters, cand, hits):
+def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters, cand, hits):
     """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
     update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
     Returns (status, candidate count, bad link)."""
     off = lbuf[0:N_OFF]
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, kind, code, program, max_leaf = dims[6], dims[7], dims[8], dims[9], dims[10]
+    method, max_leaf = dims[6], dims[10]
     bits = lbuf[LB_BITS:LB_BITS + H]
     reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
-    plan_axes = lbuf[LB_BITS + 2 * H:]
+    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
     for k in range(qs.shape[1]):
         if not np.isfinite(qs[f, k]):
             return ST_Q_NONFINITE, 0, k
@@ -202,9 +203,63 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack,
         return ST_POSE_BAD, 0, bad
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
     n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
-    exact_queries(cand[:n], P, P, kind, code, program, plan_axes, nf, ni, po, v, fc, no, fo, vo,
-                  nf, ni, po, v, fc, no, fo, vo, max_leaf, stack, counters[2:], hits[:n])
+    if dims[16] == 0:
+        exact_queries(cand[:n], P, P, plan, nf, ni, po, v, fc, no, fo, vo,
+                      nf, ni, po, v, fc, no, fo, vo, max_leaf, stack_rows, counters[2:], hits[:n])
+    else:
+        _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters)
     return ST_OK, n, -1
+
+
+@njit(cache=True, nogil=True)
+def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters):
+    """Exact queries of a body with primitive links (``articulated.primlinks``): primitive
+    pairs and primitive leaves against the real meshes (``_prim_leaf``), then the real
+    meshes against each other by the core for the pairs still open."""
+    L = dims[1]
+    Nr, Vr, Mr, NP, PV = dims[11], dims[12], dims[13], dims[14], dims[15]
+    rnf = fbuf[off[24]:off[24] + 20 * Nr].reshape((Nr, 20))
+    rv = fbuf[off[25]:off[25] + 3 * Vr].reshape((Vr, 3))
+    psz = fbuf[off[26]:off[26] + 3 * NP].reshape((NP, 3))
+    ploc = fbuf[off[27]:off[27] + 16 * NP].reshape((NP, 4, 4))
+    pvv = fbuf[off[28]:off[28] + 3 * PV].reshape((PV, 3))
+    pbc = fbuf[off[29]:off[29] + 3 * NP].reshape((NP, 3))
+    pbe = fbuf[off[30]:off[30] + 3 * NP].reshape((NP, 3))
+    rni = ibuf[off[31]:off[31] + 4 * Nr].reshape((Nr, 4))
+    rpo = ibuf[off[32]:off[32] + Mr]
+    rfc = ibuf[off[33]:off[33] + 3 * Mr].reshape((Mr, 3))
+    rno = ibuf[off[34]:off[34] + L + 1]
+    rfo = ibuf[off[35]:off[35] + L + 1]
+    rvo = ibuf[off[36]:off[36] + L + 1]
+    pk = ibuf[off[37]:off[37] + NP]
+    plo = ibuf[off[38]:off[38] + L + 1]
+    pvo = ibuf[off[39]:off[39] + NP + 1]
+    hreal = ibuf[off[40]:off[40] + L]
+    need = np.zeros(max(n, 1), dtype=np.bool_)
+    pstack = np.empty(dims[17] + 2, dtype=np.int32)
+    link_pairs_prims(cand[:n], P, P, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                     hreal, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, hreal,
+                     pstack, hits[:n], need[:n])
+    m = 0
+    for k in range(n):
+        m += need[k]
+    if m == 0:
+        return
+    sub = np.empty((m, 2), dtype=np.int32)
+    h2 = np.zeros(m, dtype=np.bool_)
+    m = 0
+    for k in range(n):
+        if need[k]:
+            sub[m, 0] = cand[k, 0]
+            sub[m, 1] = cand[k, 1]
+            m += 1
+    exact_queries(sub, P, P, plan, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                  1, stack_rows, counters[2:], h2)
+    m = 0
+    for k in range(n):
+        if need[k]:
+            hits[k] = h2[m]
+            m += 1
 
 
 @njit(cache=True, nogil=True)
@@ -223,16 +278,15 @@ def _scratch(lbuf, n_pairs):
 
 @njit(cache=True, nogil=True)
 def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
-    """Self-collision of one configuration ``q`` (1, n_dofs) with the root at ``root``
+    """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
     (1, 4, 4). Returns one int64 array: ``out[0]`` status (``ST_*``), ``out[1]`` hits,
     ``out[2]`` candidates, ``out[3]`` the offending joint value / link index, then the
     counters (broad box tests, unused, the exact queries' N_STATS), then the hit link pairs
     and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
     L = lbuf[LB_DIMS + 1]
     poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-    stack = np.empty((stack_rows, 2), dtype=np.int32)
-    status, n, bad = _query(0, q, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack, counters,
-                            cand, hits)
+    status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work,
+                            hnf, tstack, counters, cand, hits)
     if status != ST_OK:
         out = np.zeros(OUT_PAIRS, dtype=np.int64)
         out[0] = status
@@ -289,12 +343,11 @@ def self_counts(qs, root, fbuf, ibuf, lbuf, mask, stack_rows, n_chunks, base):
         lo = c * F // n_chunks
         hi = (c + 1) * F // n_chunks
         poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-        stack = np.empty((stack_rows, 2), dtype=np.int32)
         cc = counts_c[c]
         wc = witness_c[c]
         for f in range(lo, hi):
             hits[:] = False
-            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, poses, work, hnf, tstack, stack,
+            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack,
                                     counters, cand, hits)
             if status != ST_OK:
                 status_c[c, 0] = status

@@ -307,7 +307,7 @@ def make_plan(robot, samples=None, configurations=None, seed=0, poses=None, incl
         raise TypeError(f"robot: expected a robot from load_urdf / load_mjcf, got {type(robot).__name__}")
     if (samples is None) == (configurations is None):
         raise ValueError("give exactly one of samples=N and configurations=Q")
-    chk = SelfCollisionChecker(robot, method, skip_adjacent=not check_adjacent)
+    chk = SelfCollisionChecker(robot, method, skip_adjacent=not check_adjacent, disabled=())
     if chk._fused is None:
         raise ValueError("audit needs a robot whose links use a non-k-DOP hierarchy")
     fixed = []
@@ -389,7 +389,7 @@ def audit(robot, samples=None, configurations=None, seed=0, client=None, disable
     dis = set()
     if disabled is not None:
         disabled = list(disabled)
-        pair_mask(robot, False, disabled)  # validates the names
+        pair_mask(robot, False, disabled or ())  # validates the names
         idx = {n: i for i, n in enumerate(names)}
         for a, b in disabled:
             if a in idx and b in idx and a != b:
@@ -441,10 +441,10 @@ def brute_force_counts(robot, configurations) -> dict:
     """Reference: every pair's exact query in every configuration, no hierarchy."""
     from .selfcollision import brute_force_self_pairs
     names = link_names(robot)
-    mask = pair_mask(robot, False)
+    mask = pair_mask(robot, False, ())
     out = {(names[i], names[j]): 0 for i in range(len(names)) for j in range(i + 1, len(names)) if mask[i, j]}
     for q in configurations:
-        for p in brute_force_self_pairs(robot, q, skip_adjacent=False):
+        for p in brute_force_self_pairs(robot, q, skip_adjacent=False, disabled=()):
             out[p] += 1
     return out
 

@@ -42,6 +42,7 @@ from ..mesh import Mesh
 from ..primitives import CONVEX, Primitive, convex_hull_mesh, tessellate
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .body import Link
+from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
 from .urdf import JointInfo, RobotBody, robot_rest_poses
 
 MESH_MODES = ("exact", "hull")
@@ -171,7 +172,7 @@ def _name(m, objtype, i, prefix):
     return n if n else f"{prefix}{i}"
 
 
-def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb") -> MJCFRobot:
+def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str = "exact") -> MJCFRobot:
     """Load an MJCF robot (a MuJoCo model file) as an articulated body.
 
     Parameters
@@ -183,6 +184,10 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb") -> MJCFRobot:
         reproduces its contacts).
     mesh_bv : str
         Bounding-volume type of the links' mesh hierarchies.
+    primitives : {"exact", "tessellate"}
+        Spheres, capsules, boxes, cylinders, ellipsoids (and hull-mode meshes) as exact
+        solids (``articulated.primlinks``; needs a box ``mesh_bv``), or as triangle
+        tessellations (every vertex on the surface, 48 around, 24 latitude bands).
 
     Returns
     -------
@@ -209,6 +214,9 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb") -> MJCFRobot:
         raise FileNotFoundError(f"MJCF file not found: {path}")
     if meshes not in MESH_MODES:
         raise ValueError(f"meshes: expected one of {MESH_MODES}, got {meshes!r}")
+    if primitives not in PRIMITIVE_MODES:
+        raise ValueError(f"primitives: expected one of {PRIMITIVE_MODES}, got {primitives!r}")
+    exact_prims = primitives == "exact" and mesh_bv in PRIMITIVE_BVS  # other hierarchies: tessellated
     import mujoco
 
     fname = os.path.basename(path)
@@ -258,18 +266,30 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb") -> MJCFRobot:
     keep = geo_bodies if len(roots) == 1 and roots[0] == geo_bodies[0] else [0] + [b for b in geo_bodies if b != 0]
     index = {b: n for n, b in enumerate(keep)}
     rest = robot_rest_poses(kin)
-    link_objs, has_geo, geoms = [], [], []
+    link_objs, has_geo, geoms, link_prims, real_meshes = [], [], [], [], []
     for li, b in enumerate(keep):
-        parts = []
+        parts, prims, real = [], [], []
         for g, gname, t in by_body.get(b, []):
             info = _geom(m, g, gname, t, meshes, li, body_names[b])
             geoms.append(info)
             parts.append(info.mesh)
-        if parts:
+            if info.primitive is not None:
+                prims.append(info.primitive)
+            else:
+                real.append(info.mesh)
+        real_mesh = shapes.merge(real, name=body_names[b]) if len(real) > 1 else (real[0] if real else None)
+        link_prims.append(prims if exact_prims else [])
+        real_meshes.append(real_mesh)
+        if exact_prims and prims:
+            mesh, hg = link_mesh(prims, real_mesh), True
+        elif parts:
             mesh, hg = (shapes.merge(parts, name=body_names[b]) if len(parts) > 1
                         else Mesh(parts[0].vertices, parts[0].faces, body_names[b])), True
         else:  # the world joining several trees: one degenerate triangle
             mesh, hg = Mesh(np.zeros((3, 3)), np.array([[0, 1, 2]]), body_names[b]), False
+        mesh = Mesh(mesh.vertices, mesh.faces, body_names[b])
+        if exact_prims and not prims:
+            real_meshes[-1] = mesh if hg else None
         p = anc.get(b, -1)
         if p < 0 and b != keep[0]:
             p = keep[0]
@@ -283,6 +303,9 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb") -> MJCFRobot:
                       _model_name(m, fname), mesh_bv, source=os.path.abspath(path))
     # the select array must point at body frames (RobotBody looks names up in frame_names)
     robot.meshes = meshes
+    robot.primitives = "exact" if exact_prims else "tessellate"
+    if exact_prims:
+        attach(robot, link_prims, real_meshes)
     robot.geoms = geoms
     robot.skipped_geoms = skipped
     robot.body_ids = np.array(keep, dtype=np.int32)

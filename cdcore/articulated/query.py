@@ -10,6 +10,8 @@ import numpy as np
 from numba import njit
 
 from .._core import Tree, _unread_kdop, make_plan, new_buffers, reset, run_views, traverse
+from .._layout import (CNT_MAX_STACK, N_STATE, P_AXES, P_EXACT, P_FIRST, P_KIND, P_NAXES, P_PROGRAM, P_TEST,
+                       PLAN_LEN, ST_PAIRS)
 from .._layout import KDOP_KINDS, N_STATS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats, Trace
@@ -54,15 +56,25 @@ class BodyCollision:
 
 
 @njit(cache=True)
-def exact_queries(pairs, poses_a, poses_b, plan,
+def exact_queries(pairs, poses_a, poses_b, kind, test, program, axes,
                   nfA, niA, poA, vA, fA, noA, foA, voA, nfB, niB, poB, vB, fB, noB, foB, voB,
-                  max_leaf, stack_rows, counters, hits):
+                  max_leaf, stack, counters, hits):
     """First-contact query of every link pair (i of A, j of B) through the links' mesh
     hierarchies (slices of the packed arrays by the node/face/vertex offsets), by the
-    traversal core's kernel (``plan``: ``_core.make_plan``, first contact)."""
+    traversal core's kernel (``axes``: the custom axis list of ``PROGRAM_CUSTOM``; ``stack``:
+    its rows are the stack's size)."""
+    plan = np.zeros(PLAN_LEN, dtype=np.int64)
+    plan[P_KIND] = kind
+    plan[P_TEST] = test
+    plan[P_PROGRAM] = program
+    plan[P_FIRST] = 1
+    plan[P_EXACT] = 1
+    plan[P_NAXES] = min(axes.shape[0], PLAN_LEN - P_AXES)
+    for k in range(plan[P_NAXES]):
+        plan[P_AXES + k] = axes[k]
     R = np.empty((3, 3))
     t = np.empty(3)
-    buf = new_buffers(max_leaf, 1, stack_rows)
+    buf = new_buffers(max_leaf, 1, stack.shape[0])
     for k in range(pairs.shape[0]):
         i = pairs[k, 0]
         j = pairs[k, 1]
@@ -72,10 +84,13 @@ def exact_queries(pairs, poses_a, poses_b, plan,
         B = Tree(nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]], vB[voB[j]:voB[j + 1]],
                  fB[foB[j]:foB[j + 1]])
         reset(buf)
-        traverse(plan, R, t, A, B, _unread_kdop(R, A, B, buf.state.reshape((1, 3))), buf)
-        hits[k] = buf.state[1] > 0
-    for k in range(counters.shape[0]):
-        counters[k] += buf.counters[k]
+        traverse(plan, R, t, A, B, _unread_kdop(R, A, B, buf.state.reshape((1, N_STATE))), buf)
+        hits[k] = buf.state[ST_PAIRS] > 0
+    for k in range(min(counters.shape[0], buf.counters.shape[0])):
+        if k == CNT_MAX_STACK:
+            counters[k] = max(counters[k], buf.counters[k])
+        else:
+            counters[k] += buf.counters[k]
 
 
 def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realign=None):
@@ -85,23 +100,26 @@ def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realig
     pair, the other types all pairs in one compiled call."""
     if body_a.mesh_bv != body_b.mesh_bv:
         raise ValueError("both bodies' links must use the same mesh bounding-volume type")
+    if getattr(body_a, "prims", None) is not None or getattr(body_b, "prims", None) is not None:
+        from .primlinks import exact_queries_with_prims  # links with exact primitive solids
+        return exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test)
     test = test or BV_TYPES[body_a.mesh_bv].tests[0]
     if body_a.bvhs[0].kind in KDOP_KINDS:
         return _kdop_exact_queries(body_a, poses_a, body_b, poses_b, pairs, realign)
     code, program = TEST_CODES[test]
-    plan = make_plan(body_a.bvhs[0].kind, code, program, first=True)
+    axes = np.zeros(1, dtype=np.int64)
     pairs = np.ascontiguousarray(pairs, dtype=np.int32).reshape(-1, 2)
     hits = np.zeros(len(pairs), dtype=np.bool_)
     counters = np.zeros(N_STATS, dtype=np.int64)
-    stack_rows = body_a.max_height + body_b.max_height + 2
+    stack = np.empty((body_a.max_height + body_b.max_height + 2, 2), dtype=np.int32)
     a, b = body_a, body_b
     t0 = time.perf_counter()
     if len(pairs):
-        exact_queries(pairs, poses_a, poses_b, plan,
+        exact_queries(pairs, poses_a, poses_b, a.bvhs[0].kind, code, program, axes,
                       a.nodes_f, a.nodes_i, a.prim_order, a.vertices, a.faces, a.node_off, a.prim_off,
                       a.vert_off, b.nodes_f, b.nodes_i, b.prim_order, b.vertices, b.faces, b.node_off,
                       b.prim_off, b.vert_off, max(bv.leaf_size for bv in a.bvhs) * max(
-                          bv.leaf_size for bv in b.bvhs), stack_rows, counters, hits)
+                          bv.leaf_size for bv in b.bvhs), stack, counters, hits)
     dt = time.perf_counter() - t0
     return hits, CollisionStats.from_counts(counters, dt), dt
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._core import make_plan
 from .._layout import KDOP_KINDS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats
@@ -17,6 +18,7 @@ from ..transforms import as_pose, as_poses
 from ._self_kernel import N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD, ST_Q_NONFINITE, self_check
 from .body import ArticulatedBody, Link
 from .hierarchy import UPDATE_METHODS, BodyHierarchy
+from .primlinks import fused_prim_arrays
 from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
 
 
@@ -185,7 +187,7 @@ class SelfCollisionChecker:
             raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
         t0 = time.perf_counter()
-        out = self_check(qa.reshape(1, -1), root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
+        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
         dt = time.perf_counter() - t0
         if out[0] != ST_OK:
             _raise_status(self.body, out[0], out[3], qa)
@@ -249,31 +251,34 @@ def _pack_fused(body, h, mask, plan) -> _Fused:
     not follow later ``set_link_vertices`` calls)."""
     k, tr = body._kin, body.tree
     code, program = plan
-    axes = np.zeros(1, dtype=np.int64)
+    qplan = make_plan(body.bvhs[0].kind, code, program, first=True)
     floats = [k["origins"], k["axes"], k["mult"], k["offset"], body.leaf_c, body.leaf_R, body.leaf_e, body.moments,
               body.nodes_f, body.vertices]
     ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
             tr.leaf_of_link, body.nodes_i, body.prim_order, body.faces, body.node_off, body.prim_off, body.vert_off]
-    off, pos = [], 0
+    prim_floats, prim_ints, prim_dims = fused_prim_arrays(body)  # exact primitive links (primlinks)
+    floats, ints = floats + prim_floats, ints + prim_ints
+    off_f, pos = [], 0
     for a in floats:
-        off.append(pos)
+        off_f.append(pos)
         pos += a.size
     fbuf = np.concatenate([np.ascontiguousarray(a, dtype=np.float64).ravel() for a in floats])
-    pos = 0
+    off_i, pos = [], 0
     for a in ints:
-        off.append(pos)
+        off_i.append(pos)
         pos += a.size
+    off = off_f[:10] + off_i[:14] + off_f[10:] + off_i[14:]
     if max(int(np.max(np.abs(a))) if a.size else 0 for a in ints) >= 2 ** 31:
         raise ValueError("body too large for the packed self-collision kernel")
     ibuf = np.concatenate([np.asarray(a).astype(np.int32).ravel() for a in ints])
     L, K = body.n_links, len(body.frame_names)
     H, N = tr.n_nodes, len(body.nodes_f)
     dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
-            max(bv.leaf_size for bv in body.bvhs) ** 2]
+            max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims
     bits, reach = link_bit_sets(tr, mask)
-    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, axes])
+    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
-    return _Fused(fbuf, ibuf, lbuf, 2 * body.max_height + 2, (body.n_dofs,))
+    return _Fused(fbuf, ibuf, lbuf, 2 * max(body.max_height, prim_dims[-1]) + 2, (body.n_dofs,))
 
 
 def link_bit_sets(tr, mask):

@@ -318,5 +318,6 @@ def grasp_trajectory(body, frames: int, cycles: float = 1.0, amount: float = 0.8
     return rest + (closed - rest) * u[:, None]
 
 
-__all__ = ["MAX_FRAMES", "MAX_JOINT_VALUE", "Trajectory", "load_trajectory", "save_trajectory", "random_trajectory", "grasp_pose",
+__all__ = ["MAX_FRAMES", "MAX_JOINT_VALUE", "Trajectory", "load_trajectory", "save_trajectory", "random_trajectory",
+           "grasp_pose",
            "grasp_trajectory", "sampling_limits"]

@@ -17,8 +17,10 @@ import numpy as np
 
 from .. import shapes
 from ..mesh import Mesh, load_mesh
+from ..primitives import Primitive
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, robot_fk
 from .body import ArticulatedBody, Link
+from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
 
 CYLINDER_SIDES = 48
 #: the largest primitive size or origin offset accepted, in metres (beyond it a link's
@@ -169,7 +171,8 @@ class RobotBody(ArticulatedBody):
 
 # ---- loading --------------------------------------------------------------------------
 
-def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str = "obb") -> RobotBody:
+def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str = "obb",
+              primitives: str = "exact") -> RobotBody:
     """Load a URDF robot as an articulated body.
 
     Parameters
@@ -184,6 +187,10 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         Which elements make the link meshes.
     mesh_bv : str
         Bounding-volume type of the links' mesh hierarchies.
+    primitives : {"exact", "tessellate"}
+        ``<box>``, ``<cylinder>``, ``<sphere>`` as exact solids (``articulated.primlinks``:
+        primitive leaves, GJK / closed forms; with box hierarchies, ``mesh_bv`` "aabb", "obb"
+        or "obb_sphere" — other hierarchy types tessellate), or as the tessellations below.
 
     Returns
     -------
@@ -203,6 +210,8 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         raise FileNotFoundError(f"URDF file not found: {path}")
     if geometry not in GEOMETRY_KINDS:
         raise ValueError(f"geometry: expected one of {GEOMETRY_KINDS}, got {geometry!r}")
+    if primitives not in PRIMITIVE_MODES:
+        raise ValueError(f"primitives: expected one of {PRIMITIVE_MODES}, got {primitives!r}")
     if package_dirs is None:
         package_dirs = []
     elif isinstance(package_dirs, (str, os.PathLike)):
@@ -219,14 +228,21 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
     kin, joint_names, limits, continuous, joints = _kinematics(robot, links, fname)
     # link meshes
     urdf_dir = os.path.dirname(os.path.abspath(path))
-    meshes = {}
+    meshes, link_prims, real_meshes = {}, {}, {}
+    exact = primitives == "exact" and mesh_bv in PRIMITIVE_BVS
     for name in kin["names"]:
         elems = getattr(links[name], "collisions" if geometry == "collision" else "visuals") or []
-        parts = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
-        parts = [p for p in parts if p is not None]
-        if parts:
-            meshes[name] = shapes.merge(parts, name=name) if len(parts) > 1 else Mesh(parts[0].vertices,
-                                                                                     parts[0].faces, name)
+        both = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
+        parts = [m for m, _ in both]
+        if not parts:
+            continue
+        prims = [p for _, p in both if p is not None] if exact else []
+        real = [m for m, p in both if p is None] if exact else parts
+        real_meshes[name] = (shapes.merge(real, name=name) if len(real) > 1 else
+                             Mesh(real[0].vertices, real[0].faces, name)) if real else None
+        link_prims[name] = prims
+        meshes[name] = (Mesh(*_verts_faces(link_mesh(prims, real_meshes[name])), name) if prims
+                        else real_meshes[name])
     if not meshes:
         raise URDFError(f"{fname}: the robot is empty: no link carries <{geometry}> geometry")
     # cdcore links: the geometry links, each attached to its nearest geometry ancestor
@@ -255,8 +271,17 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         origin = np.linalg.solve(rest[p], rest[k]) if p >= 0 else rest[k]
         link_objs.append(Link(names[k], mesh, pi, origin))
         has_geo.append(hg)
-    return RobotBody(link_objs, kin, joint_names, limits, continuous, joints, has_geo, robot.name or fname,
+    body = RobotBody(link_objs, kin, joint_names, limits, continuous, joints, has_geo, robot.name or fname,
                      mesh_bv, source=os.path.abspath(path))
+    body.primitives = "exact" if exact else "tessellate"
+    if exact and any(link_prims.values()):
+        attach(body, [link_prims.get(names[k], []) for k in keep],
+               [real_meshes.get(names[k]) if names[k] in meshes else None for k in keep])
+    return body
+
+
+def _verts_faces(m):
+    return m.vertices, m.faces
 
 
 def robot_rest_poses(kin) -> np.ndarray:
@@ -389,11 +414,13 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
     if g is None:
         raise URDFError(f"{where}: no <geometry>")
     pose = np.eye(4) if elem.origin is None else _origin(elem.origin, f"{where} <origin>")
+    prim = None
     if g.box is not None:
         size = _floats(g.box.size, f"{where} <box size>")
         if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
             raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
         m = shapes.box(size)
+        prim = ("box", size / 2)
     elif g.cylinder is not None:
         r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
         h = _floats(g.cylinder.length or 0, f"{where} <cylinder length>")
@@ -401,11 +428,13 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
             raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
                             f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
         m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
+        prim = ("cylinder", (float(r), float(h) / 2))
     elif g.sphere is not None:
         r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
         if not (r.shape == () and 0 < r <= MAX_SIZE):
             raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
         m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
+        prim = ("sphere", (float(r),))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
         try:
@@ -422,7 +451,8 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
     else:
         raise URDFError(f"{where}: empty <geometry>")
     try:
-        return shapes.transformed(m, pose)
+        mesh = shapes.transformed(m, pose)
+        return mesh, (None if prim is None else Primitive(prim[0], prim[1], pose, None, f"{link}#{k}"))
     except (TypeError, ValueError) as exc:  # coordinates beyond the kernels' range after scaling
         raise URDFError(f"{where}: {exc}") from None
 

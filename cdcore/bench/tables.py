@@ -110,7 +110,8 @@ def add_parser(subparsers):
     p.add_argument("--scenes", metavar="A,B,...",
                    help="comma-separated scene names (default: all shipped scenes); the realignment section runs "
                         "with all scenes or when a proximity scene is named")
-    p.add_argument("--json", type=output_file, metavar="PATH", help="write every row (and the verdicts) to PATH as JSON")
+    p.add_argument("--json", type=output_file, metavar="PATH",
+                   help="write every row (and the verdicts) to PATH as JSON")
     p.add_argument("--csv", type=output_file, metavar="PATH", help="write every row to PATH as CSV")
     p.set_defaults(run=run)
     return p

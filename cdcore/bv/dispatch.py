@@ -100,7 +100,7 @@ def kdop_separation(method, a, b, K):
 
 
 # ---- distance: node-pair lower bounds --------------------------------------------------------
-@njit(cache=True)
+@pair_njit
 def pair_bound(kind, a, b, Rt, tt, nfA, nfB, thr):
     """Lower bound on the distance of node a (tree A) and node b (tree B, moved into A's
     frame by the rotation ``Rt`` (9-tuple, row-major) and translation ``tt``). Returns
@@ -125,7 +125,7 @@ def pair_bound(kind, a, b, Rt, tt, nfA, nfB, thr):
     return box_bound(_tmatvec(UA, d), C, ea, eb, lb, axis, thr)
 
 
-@njit(cache=True)
+@pair_njit
 def child_bounds(kind, split_a, a1, a2, b1, b2, Rt, tt, nfA, nfB, thr):
     """Bounds of two sibling pairs: (a1, b1), (a2, b2) with b1 == b2 when ``split_a`` (A's
     node was split), else a1 == a2. The fixed node's share of the transform is computed
@@ -194,7 +194,7 @@ def child_bounds(kind, split_a, a1, a2, b1, b2, Rt, tt, nfA, nfB, thr):
     return l1, x1, l2, x2
 
 
-@njit(cache=True)
+@pair_njit
 def kdop_child_bounds(method, a1, a2, b1, b2, slabA, slabB, tabB, outB, qf, qi, thr):
     """``kdop_bound`` of two sibling pairs in one call."""
     l1, x1 = kdop_bound(method, a1, b1, slabA, slabB, tabB, outB, qf, qi, thr)

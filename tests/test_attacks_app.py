@@ -1,0 +1,112 @@
+"""The app's part of issue 20's attack catalogue: arguments checked before any frame,
+readable messages and non-zero exits instead of tracebacks, Ctrl-C while loading -> 130,
+a recording's sidecar present even when the process dies without closing it."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def _args(*argv):
+    from app.__main__ import build_parser
+    return build_parser().parse_args(list(argv))
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--scene", "chains-6to1", "--screenshot", "/proc/shot.png"], "--screenshot"),
+    (["--scene", "chains-6to1", "--screenshot-window", "/nonexistent-dir/w.png"], "directory does not exist"),
+    (["--scene", "chains-6to1", "--record", ""], "empty string"),
+    (["--scene", "chains-6to1", "--record", "/proc/r.csv"], "--record"),
+    (["--scene", "chains-6to1", "--size", "99999x99999"], "exceeds the largest window"),
+])
+def test_app_arguments_refused_before_any_frame(argv, words):
+    from app.__main__ import check_args
+    with pytest.raises(ValueError) as err:
+        check_args(_args(*argv))
+    assert words in str(err.value), str(err.value)
+
+
+def test_size_bounded_by_the_screen():
+    from app.__main__ import parse_size
+    assert parse_size("1920x1080", (1920, 1080)) == (1920, 1080)
+    with pytest.raises(ValueError, match=r"exceeds the screen \(1920x1080\)"):
+        parse_size("1921x1080", (1920, 1080))
+
+
+def _env(tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + HERE, XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+               OMP_WAIT_POLICY="PASSIVE")
+    return env
+
+
+def test_sidecar_exists_when_the_process_dies_while_recording(tmp_path):
+    """Qt exits (C exit, no Python clean-up) when its X server goes away; the recorder's
+    running sidecar is what then stays, and says the recording was not closed."""
+    code = f"""
+import os
+from app.model.recorder import Recorder
+r = Recorder({str(tmp_path / 'rec.csv')!r}, {{"scene": "x"}})
+for k in range(5):
+    r.write({{"frame": k}})
+os._exit(1)
+"""
+    p = subprocess.run([sys.executable, "-c", code], env=_env(tmp_path), cwd=ROOT, timeout=120)
+    assert p.returncode == 1
+    meta = json.loads((tmp_path / "rec.json").read_text())
+    from app.model.recorder import RUNNING
+    assert meta["stop_reason"] == RUNNING and meta["complete"] is False and meta["csv"] == "rec.csv"
+    assert (tmp_path / "rec.csv").read_text().count("\n") == 6  # header + 5 complete rows
+
+
+def _app(tmp_path, *argv, **kw):
+    return subprocess.Popen([sys.executable, "-m", "app", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=_env(tmp_path), cwd=ROOT, **kw)
+
+
+@pytest.mark.gui
+@pytest.mark.slow
+def test_app_size_beyond_screen_and_bad_trajectory_exit_2(tmp_path):
+    from robotgen import write_twoarm
+    p = _app(tmp_path, "--scene", "chains-6to1", "--size", "16000x12000", "--quit")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2 and "exceeds the screen" in err and "Traceback" not in err, err[-600:]
+    root = str(tmp_path / "robots")
+    os.makedirs(root)
+    urdf = write_twoarm(root)
+    np.savez(tmp_path / "s.npz", q=np.array([["a", "b"]]), joint_names=np.array(["left_turn", "left_slide"]))
+    np.savez(tmp_path / "far.npz", q=np.array([[0.0, 1e308]]), joint_names=np.array(["left_turn", "left_slide"]))
+    # issue 20's repro: a saved query whose child index is 2e9 (was exit 139 in load_query)
+    from cdcore import build_bvh, save_query, shapes
+    a = build_bvh(shapes.torus(1.0, 0.25, 12, 6), "obb")
+    a.refit(a.mesh.vertices * 1.01)
+    save_query(tmp_path / "q.npz", a, None, a, None)
+    d = dict(np.load(tmp_path / "q.npz"))
+    d["a_nodes_i"][0, 0] = 2_000_000_000
+    np.savez(tmp_path / "q.npz", **d)
+    p = _app(tmp_path, str(tmp_path / "q.npz"), "--quit")
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 2 and "child id out of range" in err and "Traceback" not in err, err[-600:]
+    for traj, words in (("s.npz", "q must be real numbers"), ("far.npz", "beyond")):
+        p = _app(tmp_path, urdf, "--package-dir", root, "--trajectory", str(tmp_path / traj), "--frames", "2",
+                 "--quit")
+        out, err = p.communicate(timeout=300)
+        assert p.returncode == 2 and words in err and "Traceback" not in err, (traj, err[-600:])
+
+
+@pytest.mark.gui
+@pytest.mark.slow
+def test_app_ctrl_c_while_loading_exits_130(tmp_path):
+    p = _app(tmp_path, "--scene", "hand-ball", "--frames", "5", "--quit")
+    time.sleep(4.0)  # importing Qt/pyvista or building the scene
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 130, (p.returncode, err[-800:])
+    assert "Traceback" not in err and "interrupted" in err, err[-800:]
