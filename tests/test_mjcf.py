@@ -260,3 +260,39 @@ def test_exact_primitive_links_vs_brute_force(models, name, meshes):
         assert set(chk.check_poses(r.fk(q)).pairs) == ref  # broad phase + run_exact_queries
         seen += len(ref)
     assert seen > 0
+
+
+def test_environment_pairs_with_primitive_links(models):
+    """A robot of exact primitives against a mesh obstacle equals a per-geom brute force."""
+    from cdcore import shapes
+    from cdcore._prim import pack_primitives, prim_triangle_intersect
+    from cdcore._tritri_ref import tri_tri_overlap_numpy
+    from cdcore.articulated import environment_pairs
+    from cdcore.transforms import make_pose
+    r = _load(models["crossarms"])
+    slab = shapes.box((0.5, 0.5, 0.03))
+    tris0 = slab.triangles()
+    rng = np.random.default_rng(9)
+    seen = 0
+    for _ in range(25):
+        q = rng.uniform(r.limits[:, 0], r.limits[:, 1])
+        pose = make_pose(None, [rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), rng.uniform(0.1, 0.5)])
+        got = {a for a, _ in environment_pairs(r, q, slab, pose)}
+        tris = tris0 + pose[:3, 3]
+        P = r.fk(q)
+        ref = set()
+        for g in r.geoms:
+            if g.primitive is not None:
+                k, sz, vo, v = pack_primitives([g.primitive])
+                gp = P[g.link] @ g.primitive.pose
+                hit = any(prim_triangle_intersect(k[0], sz[0], gp, v, vo[0], vo[1], np.ascontiguousarray(t))
+                          for t in tris)
+            else:
+                tg = g.mesh.triangles() @ P[g.link][:3, :3].T + P[g.link][:3, 3]
+                ia, ib = np.divmod(np.arange(len(tg) * len(tris)), len(tris))
+                hit = tri_tri_overlap_numpy(tg[ia], tris[ib]).any()
+            if hit:
+                ref.add(r.link_names[g.link])
+        assert got == ref
+        seen += len(ref)
+    assert seen > 3

@@ -157,7 +157,9 @@ def test_panda_srdf_disables_pairs():
 
 
 def test_environment_equals_per_link_collide(twoarm):
-    body = twoarm[0]
+    # tessellated primitives: every link is its mesh hierarchy (exact primitive links are
+    # checked against a brute force in test_mjcf.py)
+    body = load_urdf(twoarm[1], twoarm[2], primitives="tessellate")
     table = shapes.box((0.6, 0.6, 0.02))
     tb = build_bvh(table, "obb")
     rng = np.random.default_rng(3)
