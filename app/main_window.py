@@ -276,18 +276,17 @@ class MainWindow(QtWidgets.QMainWindow):
                                      tip="Pose the robot's joints; its links in contact")
         self.joint_panel.highlight.toggled.connect(lambda _on: self._options_changed())
         self.joint_dock.setVisible(False)
+
+    def _optional_docks(self):
+        """Timing, compare, insight, realignment and distance panels."""
         from .model.audit import AuditModel
         from .widgets.audit_panel import AuditPanel
         self.audit_model = AuditModel(self.robot_model)
         self.audit_panel = AuditPanel(self.audit_model)
-        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.LeftDockWidgetArea,
-                                     name="Self_collision_audit", tab_behind="Robot_joints",
+        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.RightDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Traversal_stepper",
                                      tip="Which link pairs can collide: a link x link matrix; click a cell")
         self.audit_panel.highlight_requested.connect(self._highlight_triangles)
-        self.audit_dock.setVisible(False)
-
-    def _optional_docks(self):
-        """Timing, compare, insight, realignment and distance panels."""
         from .widgets.realign_panel import RealignPanel
         self.realign_panel = RealignPanel(self.session)
         self._dock("Realignment", self.realign_panel, AREA.RightDockWidgetArea, name="k-DOP_realignment",
@@ -341,13 +340,15 @@ class MainWindow(QtWidgets.QMainWindow):
         from .widgets.verdict_panel import VerdictPanel
         self.contacts_panel = ContactsPanel(self.session)
         self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
-                   tip="Intersecting triangle pairs: segment, normal, penetration depth", tab_behind="Traversal_stepper")
+                   tip="Intersecting triangle pairs: segment, normal, penetration depth",
+                   tab_behind="Traversal_stepper")
         self.contacts_layer = ContactsLayer(self.plotter)
         self.view3d.add_layer("contacts", self.contacts_layer)
         self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
                                           lambda: self.contacts_panel.contacts)
         self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
-                   tip="This pair through cdcore, the exact reference, python-fcl and coal", tab_behind="Traversal_stepper")
+                   tip="This pair through cdcore, the exact reference, python-fcl and coal",
+                   tab_behind="Traversal_stepper")
         self.contacts_panel.contact_selected.connect(self.select_contact)
         self.contacts_panel.shown_changed.connect(self._contacts_shown)
         self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)
@@ -362,8 +363,8 @@ class MainWindow(QtWidgets.QMainWindow):
         c = self.contacts_panel.contacts
         if row is not None and c is not None and row < len(c):
             mid = c.points[row].mean(axis=0)
-            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.04 * self.contacts_layer.diag,
-                    2.0 * float(c.depths[row]))
+            r = max(float(np.linalg.norm(c.points[row, 1] - c.points[row, 0])), 0.12 * self.contacts_layer.diag,
+                    4.0 * float(c.depths[row]))  # the contact with enough around it to see where it is
             self.fit_view(np.array([mid[0] - r, mid[0] + r, mid[1] - r, mid[1] + r, mid[2] - r, mid[2] + r]))
         self.view3d._legend()
         self.request_render()
@@ -482,9 +483,27 @@ class MainWindow(QtWidgets.QMainWindow):
         for a in (self.act_fit, self.act_fit_motion, self.act_follow, self.act_focus):
             v.addAction(a)
         v.addAction("Reset camera direction", lambda: (self.reset_view(), self.request_render()))
+        self.act_front = v.addAction("Draw front cache")
+        self.act_front.setCheckable(True)
+        self.act_front.setObjectName("actFront")
+        self.act_front.setToolTip("Track every link pair with a front cache and draw the largest front's nodes")
+        self.act_front.toggled.connect(self.show_front)
         v.addAction("Reset layout", self.reset_layout)
         h = self.menuBar().addMenu("&Help")
         self.act_shortcuts = h.addAction("&Keyboard shortcuts", self.show_shortcuts, QtGui.QKeySequence("F1"))
+
+    def show_front(self, on: bool) -> None:
+        """View → Draw front cache: the generalized front of the link pair with the largest
+        front, as wireframes (``app.render.front``); off removes the layer and its state."""
+        if on:
+            from .render.front import FrontLayer
+            self.view3d.add_layer("front", FrontLayer(self.plotter))
+        else:
+            layer = self.view3d.layers.pop("front", None)
+            if layer is not None:
+                layer.clear()
+        self.view3d._legend()
+        self.request_render()
 
     def show_shortcuts(self) -> QtWidgets.QDialog:
         """Help → Keyboard shortcuts: a non-modal table of every key and mouse action."""
@@ -785,8 +804,6 @@ class MainWindow(QtWidgets.QMainWindow):
         elif ref and ("file" in ref or "meshes" in ref):
             self._remember(ref)
         has_robot = self.robot_model.body is not None
-        if has_robot != self.audit_dock.isVisible():
-            self.audit_dock.setVisible(has_robot)
         if has_robot != self.joint_dock.isVisible():
             self.joint_dock.setVisible(has_robot)
             if has_robot:
@@ -816,8 +833,9 @@ class MainWindow(QtWidgets.QMainWindow):
             d is not None and d.isVisible() and not d.visibleRegion().isEmpty() for d in (stepper, insight))
         contacts = getattr(self, "contacts_panel", None) is not None and self.contacts_panel.show_box.isChecked()
         wants = {"trace": bool(trace), "heat": bool(heat), "contacts": bool(contacts)}
-        stale = s.view is not None and ((wants["trace"] and not s.view.traced) or (wants["heat"] and s.view.heat is None)
-                                        or (wants["contacts"] and s.view.contacts is None))
+        v = s.view
+        stale = v is not None and ((wants["trace"] and not v.traced) or (wants["heat"] and v.heat is None)
+                                   or (wants["contacts"] and v.contacts is None))
         s.wants = wants
         return stale
 
@@ -1088,7 +1106,6 @@ class MainWindow(QtWidgets.QMainWindow):
         for d in self.findChildren(QtWidgets.QDockWidget):
             d.setFloating(False)
         self.joint_dock.setVisible(self.robot_model.body is not None)
-        self.audit_dock.setVisible(self.robot_model.body is not None)
         for name in ("Traversal_stepper", "Timing", "Robot_joints" if self.robot_model.body is not None
                      else "Hierarchy_view"):
             d = self.findChild(QtWidgets.QDockWidget, name)
@@ -1106,7 +1123,6 @@ class MainWindow(QtWidgets.QMainWindow):
             if self._saved_state is not None and self.restoreState(self._saved_state, LAYOUT_VERSION):
                 self._user_layout = True  # the user's own dock sizes: never re-fitted behind their back
                 self.joint_dock.setVisible(self.robot_model.body is not None)
-                self.audit_dock.setVisible(self.robot_model.body is not None)
         QtCore.QTimer.singleShot(0, self._hide_stray_tab_bars)
         QtCore.QTimer.singleShot(0, self._update_wants)
 

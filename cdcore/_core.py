@@ -61,8 +61,9 @@ POSE_B_BAD = 20
 #: prim_order (m,) int32, vertices (nv, 3) float64, faces (m, 3) int32 (all C-contiguous, writable)
 Tree = namedtuple("Tree", ("nf", "ni", "po", "v", "f"))
 #: a traversal's working memory: pairs (cap, 2) int32, trace (cap, TRACE_COLS) int32, stack
-#: (height_a + height_b + 2, 2) int32, counters (N_STATS,) int64, state (N_STATE,) int64 (ST_*)
-Buffers = namedtuple("Buffers", ("pairs", "trace", "stack", "counters", "state"))
+#: (height_a + height_b + 2, 2) int32, counters (N_STATS,) int64, state (N_STATE,) int64 (ST_*),
+#: box (3, 3, 3) float64: the box tests' scratch (C, |C| + eps, then T, A's and B's half-extents)
+Buffers = namedtuple("Buffers", ("pairs", "trace", "stack", "counters", "state", "box"))
 #: B's k-DOPs realigned for one query (``_kdop_traverse``): A's directions (k/2, 3), A's slabs
 #: (nA, k), B's slabs (nB, k), table rows (nB, 3 + 3k), outer rings (nB, k) int32, the per-query
 #: tables qf (k/2, QF_TROW + n) float64 and qi (k/2, QI_COLS) int64. Other volume types pass
@@ -174,7 +175,7 @@ def _all_prim_pairs(a, b, A, B, pairs, n_pairs):
     return n_pairs
 
 
-@njit(cache=True, nogil=True)
+@pair_njit(nogil=True)
 def traverse(plan, R, t, A, B, K, buf):
     """Collide two hierarchies ``A``, ``B`` (``Tree``), B moved into A's frame by (R, t), resumably.
 
@@ -192,7 +193,9 @@ def traverse(plan, R, t, A, B, K, buf):
     Returns the status and leaves the state in ``buf.state``. With ``BUFFER_FULL`` nothing of
     the pending pair was done: grow the full buffer, then call again. (No array is
     reallocated in here: reassigning arrays inside the loop costs reference counting on every
-    iteration; the per-pair callees are compiled without it, ``_pairjit``.)
+    iteration.) Compiled without reference counting (``_pairjit``), like its per-pair callees:
+    it allocates nothing (the box tests' scratch is ``buf.box``), and the ~25 arrays of its
+    bundles would otherwise cost two atomic operations each per call.
     """
     kind = plan[P_KIND]
     test = plan[P_TEST]
@@ -220,11 +223,12 @@ def traverse(plan, R, t, A, B, K, buf):
     n_pairs = state[ST_PAIRS]
     n_trace = state[ST_TRACE]
     # scratch of the box tests; AABBs: every pair shares the relative rotation (section 3)
-    T = np.empty(3)
-    ea = np.empty(3)
-    eb = np.empty(3)
-    C = np.empty((3, 3))
-    AC = np.empty((3, 3))
+    box = buf.box
+    C = box[0]
+    AC = box[1]
+    T = box[2, 0]
+    ea = box[2, 1]
+    eb = box[2, 2]
     if aabb:
         for r in range(3):
             for c in range(3):
@@ -319,12 +323,12 @@ def _grown(buf, n):
 
 @njit(cache=True, inline='always')
 def new_buffers(pair_rows, trace_rows, stack_rows):
-    """``Buffers`` in three allocations (pairs and stack share one, counters and state one),
+    """``Buffers`` in four allocations (pairs and stack share one, counters and state one),
     the stack holding the root pair (0, 0)."""
     w = np.empty((pair_rows + stack_rows, 2), dtype=np.int32)
     c = np.zeros(N_STATS + N_STATE, dtype=np.int64)
     buf = Buffers(w[:pair_rows], np.empty((trace_rows, TRACE_COLS), dtype=np.int32), w[pair_rows:],
-                  c[:N_STATS], c[N_STATS:])
+                  c[:N_STATS], c[N_STATS:], np.empty((3, 3, 3)))
     reset(buf)
     return buf
 
@@ -339,10 +343,11 @@ def reset(buf):
     buf.state[ST_TRACE] = 0
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline='always')
 def drive(plan, R, t, A, B, K, stack_rows, leaf_cap):
     """Runs ``traverse`` to the end, growing its buffers as needed; returns the ``Buffers``
-    (pairs unsorted, in traversal order: ``buf.state`` says how many rows)."""
+    (pairs unsorted, in traversal order: ``buf.state`` says how many rows). Inlined into the
+    entry points: an out-of-line call would reference-count every array of its bundles."""
     trace_on = plan[P_TRACE] != 0
     buf = new_buffers(max(64, leaf_cap), 4096 if trace_on else 1, stack_rows)
     while traverse(plan, R, t, A, B, K, buf) != DONE:
@@ -352,7 +357,7 @@ def drive(plan, R, t, A, B, K, stack_rows, leaf_cap):
             pairs = _grown(pairs, buf.state[ST_PAIRS])
         if trace_on and buf.state[ST_TRACE] >= trace.shape[0]:
             trace = _grown(trace, buf.state[ST_TRACE])
-        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state)
+        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state, buf.box)
     return buf
 
 

@@ -156,7 +156,7 @@ def _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts):
             pairs = _grown(pairs, buf.state[ST_PAIRS])
         if buf.state[ST_TRACE] >= trace.shape[0]:
             trace = _grown(trace, buf.state[ST_TRACE])
-        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state)
+        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state, buf.box)
     trace = buf.trace
     n_trace = buf.state[ST_TRACE]
     # the new front: stop rows, with the state of the seed whose sub-traversal they belong to

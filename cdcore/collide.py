@@ -263,6 +263,14 @@ def _scaled_query(bvh_a, pose_a, bvh_b, pose_b):
         if pose is None:
             out += [bvh, _EYE]
             continue
+        # not a real array (strings, complex, bool, objects, ragged): the rigid-pose check says so
+        try:
+            real = np.asarray(pose).dtype.kind in "fiu"
+        except (TypeError, ValueError):
+            real = False
+        if not real:
+            out += [bvh, as_pose(pose, name)]
+            continue
         split = split_scale(pose)
         if split is None:
             out += [bvh, as_pose(pose, name)]  # raises what is wrong with it

@@ -370,4 +370,5 @@ def compare_front(scene, config: LabConfig, frames: int | None = None, check: bo
     return job.result()
 
 
-__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "FrontRun", "compare_front"]
+__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "FrontRun",
+           "compare_front"]

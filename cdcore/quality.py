@@ -22,7 +22,8 @@ AABB of their x, y, z slabs, an upper bound on the polytope).
 
 **Cost model** (van den Bergen 1998, section 5, after Gottschalk et al. 1996): a query costs
 ``T = N_v C_v + N_p C_p`` (node tests times the cost of one, plus triangle tests times theirs).
-``fit_cost_model`` adds a fixed cost C_0 per query call. ``expected_tests`` predicts N_v and N_p for two trees under random relative placement: a node
+``fit_cost_model`` adds a fixed cost C_0 per query call. ``expected_tests`` predicts N_v and N_p
+for two trees under random relative placement: a node
 pair overlaps with the probability that a random placement of B (uniform rotation, uniform
 translation among those where the roots overlap) makes their volumes meet, the ratio of the
 mean volumes of their Minkowski sums (Hadwiger: ``V_a + V_b + (M_a S_b + M_b S_a) / 4 pi`` with

@@ -97,7 +97,65 @@ def _steps():
     steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
     steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
     steps.append(("robot self-collision and audit", _robot_step))
+    steps.append(("exact primitives and MJCF robots", _primitive_step))
     return steps
+
+
+_WARM_MJCF = """<mujoco model="warm">
+  <asset><mesh name="tet" vertex="0 0 0  0.06 0 0  0 0.06 0  0 0 0.06"/></asset>
+  <worldbody>
+    <body name="a"><geom type="box" size="0.1 0.1 0.02"/><geom type="mesh" mesh="tet" pos="0 0 0.05"/>
+      <body name="b" pos="0 0 0.05"><joint name="j1" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+        <geom type="sphere" size="0.03" pos="0.2 0 0"/>
+        <body name="c" pos="0.2 0 0"><joint name="j2" type="slide" axis="0 0 1" range="-0.1 0.1"/>
+          <geom type="cylinder" size="0.02 0.05"/><geom type="ellipsoid" size="0.03 0.02 0.04" pos="0 0 0.06"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _primitive_step():
+    """Exact primitive links: the fused kernel's primitive branch, primitive leaves against
+    meshes, MuJoCo-style geom tests (MJCF, if mujoco is installed) and pair distances."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from cdcore import _prim, shapes
+    from cdcore.articulated import SelfCollisionChecker, environment_pairs
+    from cdcore.primitives import KIND_NAMES, Primitive
+    prims = [Primitive(k, (0.1, 0.2, 0.3)[:{"sphere": 1, "capsule": 2, "cylinder": 2}.get(k, 3)]) for k in
+             KIND_NAMES[:5]] + [Primitive("convex", (), np.eye(4), np.eye(3))]
+    kind, size, voff, verts = _prim.pack_primitives(prims)
+    poses = np.tile(np.eye(4), (len(prims), 1, 1))
+    pairs = np.array([[i, j] for i in range(len(prims)) for j in range(len(prims))], dtype=np.int64)
+    _prim.prim_pairs_intersect(kind, size, voff, verts, poses, pairs)
+    _prim.prim_pairs_distance(kind, size, voff, verts, poses, pairs, np.empty((len(pairs), 2, 3)))
+    try:
+        import mujoco  # noqa: F401
+    except ImportError:
+        return
+    import warnings
+
+    from cdcore.articulated import load_mjcf
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "warm.xml")
+        with open(path, "w", encoding="utf-8") as fh:
+            fh.write(_WARM_MJCF)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            robots = [load_mjcf(path), load_mjcf(path, meshes="hull")]
+    q = np.array([0.3, 0.05])
+    for robot in robots:
+        chk = SelfCollisionChecker(robot, skip_adjacent=False, disabled=[])
+        chk.check(q)
+        chk.check_poses(robot.fk(q))
+        robot.colliding_geoms(q)
+        environment_pairs(robot, q, shapes.box((0.1, 0.1, 0.1)))
 
 
 _WARM_URDF = """<?xml version="1.0"?>

@@ -59,3 +59,27 @@ def test_front_cache_run(qtbot, session):
     assert panel.table.rowCount() == 2 and "front cache" in panel.table.item(1, 0).text()
     assert "node tests of full traversals" in panel.verdict.toPlainText()
     assert len(panel.curves[2][0].yData) == 5  # the front size per frame
+
+
+def test_front_tracker_matches_full_traversals():
+    """The app's front model (what the 3-D view draws): per frame, the same contacts as full
+    traversals, fewer node tests once the front has settled, nodes that exist in the trees."""
+    import numpy as np
+
+    from app.model.front import FrontTracker
+    from cdcore import collide
+    from cdcore.scenes import load_scene
+    scene = load_scene("deform-wave", frames=8)
+    tr = FrontTracker(scene)
+    for f in range(8):
+        sb = scene.bodies[0]
+        sb.body.set_link_vertices(0, sb.vertices(f))
+        poses = [np.asarray(b.link_poses[f]) for b in scene.bodies]
+        ff = tr.update(poses)
+        (i, la), (j, lb) = ff.pair
+        ta, tb = scene.bodies[i].body.bvhs[la], scene.bodies[j].body.bvhs[lb]
+        fc = tr.caches[0]
+        assert np.array_equal(fc.collide(poses[i][la], poses[j][lb]).pairs,
+                              collide(ta, poses[i][la], tb, poses[j][lb]).pairs)
+        assert ff.nodes_a.max() < ta.n_nodes and ff.nodes_b.max() < tb.n_nodes
+    assert tr.history[-1][1] < tr.history[-1][2]

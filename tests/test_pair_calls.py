@@ -34,5 +34,5 @@ def test_numba_honours_nrt_false():
 def test_core_callees_are_pair_compiled():
     from cdcore import _core
     from cdcore.bv import dispatch
-    for fn in (_core.leaf_pair, _core._all_prim_pairs, dispatch.box_separation, dispatch.kdop_separation):
+    for fn in (_core.traverse, _core.leaf_pair, _core._all_prim_pairs, dispatch.box_separation, dispatch.kdop_separation):
         assert fn.targetoptions.get("_nrt") is (False if _pairjit.NRT_FREE else None), fn.py_func.__name__

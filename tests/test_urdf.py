@@ -37,7 +37,7 @@ def test_structure(twoarm):
 
 def test_geometry_merge_origin_scale(twoarm):
     urdf, root = twoarm
-    b = load_urdf(urdf, root)
+    b = load_urdf(urdf, root, primitives="tessellate")
     # base: a 0.5 x 0.3 x 0.05 box lifted by its origin, exact (12 triangles)
     base = b.bvhs[b.link_index("base")].mesh
     assert base.n_faces == 12
@@ -203,3 +203,24 @@ def test_bad_files(tmp_path):
     with pytest.raises((URDFError, FileNotFoundError)) as err:
         load_urdf(p2)
     assert "'a'" in str(err.value)
+
+
+def test_exact_primitives(twoarm):
+    """<box>/<cylinder>/<sphere> are exact solids by default; the link mesh is their proxy
+    (holding the solid), the true shapes are the link's primitives."""
+    urdf, root = twoarm
+    b = load_urdf(urdf, root)
+    assert b.primitives == "exact"
+    ps = b.link_primitives[b.link_index("right_arm")]
+    assert [p.kind for p in ps] == ["cylinder", "sphere"]
+    np.testing.assert_allclose(ps[0].size[:2], [0.02, 0.15])
+    np.testing.assert_allclose(ps[0].pose[:3, 2], [1.0, 0.0, 0.0], atol=1e-12)  # rpy turns z onto x
+    np.testing.assert_allclose(ps[1].pose[:3, 3], [0.3, 0.0, 0.0])
+    assert ps[1].size[0] == 0.035
+    ra = b.bvhs[b.link_index("right_arm")].mesh
+    assert 0.335 <= ra.vertices[:, 0].max() < 0.335 * 1.01  # the proxy holds the sphere
+    assert b.link_primitives[b.link_index("left_arm")] == []  # a mesh link
+    assert b.link_primitives[b.link_index("base")][0].kind == "box"
+    with pytest.raises(ValueError, match="primitives"):
+        load_urdf(urdf, root, primitives="analytic")
+    assert load_urdf(urdf, root, mesh_bv="kdop18").primitives == "tessellate"

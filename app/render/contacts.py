@@ -16,30 +16,59 @@ NORMAL_COLOR = (0, 70, 150)        # deep blue arrows (darker than "separated" b
 DEEPEST_COLOR = (120, 0, 60)       # dark crimson: the deepest contact, thicker and larger
 SELECTED_COLOR = (0, 158, 115)     # bluish green ring: the contact chosen in the table
 
-_NAMES = ("contact-segments", "contact-ends", "contact-normals", "contact-deepest", "contact-deepest-ends",
-          "contact-deepest-normal", "contact-selected")
-ARROW_MIN = 0.04   # arrow length at depth 0, as a fraction of the scene's diagonal
-ARROW_GAIN = 0.16  # extra length of the deepest contact's arrow, same unit
+ARROW_MIN = 0.008  # arrow length at depth 0, as a fraction of the scene's diagonal
+ARROW_GAIN = 0.05  # extra length of the deepest contact's arrow, same unit
 
 
 class ContactsLayer:
+    """Actors are made once per scene and their PolyData replaced in place every frame
+    (``copy_from``): re-adding actors each frame cost tens of ms under software GL."""
+
+    _STYLE = {  # name: (rgb, add_mesh options)
+        "contact-segments": (CONTACT_COLOR, dict(line_width=4, lighting=False)),
+        "contact-ends": (CONTACT_COLOR, dict(point_size=7, render_points_as_spheres=True, lighting=False)),
+        "contact-normals": (NORMAL_COLOR, dict()),
+        "contact-deepest": (DEEPEST_COLOR, dict(line_width=9, lighting=False)),
+        "contact-deepest-ends": (DEEPEST_COLOR, dict(point_size=15, render_points_as_spheres=True, lighting=False)),
+        "contact-deepest-normal": (DEEPEST_COLOR, dict()),
+        "contact-selected": (SELECTED_COLOR, dict(point_size=22, render_points_as_spheres=True, lighting=False)),
+    }
+
     def __init__(self, plotter):
         self.plotter = plotter
         self.diag = 1.0
         self.selected: int | None = None
         self.contacts = None
         self.enabled = True
+        self.data: dict = {}
+        self.actors: dict = {}
 
     def set_scene(self, scene) -> None:
         self.clear()
         b = scene_bounds(scene)
         self.diag = float(np.linalg.norm(b[1::2] - b[0::2])) or 1.0
         self.selected = None
+        self.data, self.actors = {}, {}
 
     def clear(self) -> None:
-        for n in _NAMES:
-            self.plotter.remove_actor(n, render=False)
+        for a in self.actors.values():
+            a.SetVisibility(False)
         self.contacts = None
+
+    def _put(self, name, poly) -> None:
+        """Show ``poly`` under ``name`` (the actor is made on first use, then reused)."""
+        if name not in self.actors:
+            rgb, opts = self._STYLE[name]
+            self.data[name] = poly.copy()
+            self.actors[name] = self.plotter.add_mesh(self.data[name], color=to_float(rgb), name=name,
+                                                      reset_camera=False, pickable=False, **opts)
+        else:
+            self.data[name].copy_from(poly)
+        self.actors[name].SetVisibility(poly.n_points > 0)
+
+    def _hide(self, name) -> None:
+        if name in self.actors:
+            self.actors[name].SetVisibility(False)
 
     def select(self, row: int | None) -> None:
         self.selected = row
@@ -62,47 +91,44 @@ class ContactsLayer:
         k = len(c)
         pts = np.asarray(c.points, dtype=np.float64).reshape(-1, 3)
         lines = np.hstack([np.full((k, 1), 2), np.arange(2 * k).reshape(k, 2)]).ravel()
-        add = dict(reset_camera=False, pickable=False, lighting=False)
-        self.plotter.add_mesh(pv.PolyData(pts, lines=lines), color=to_float(CONTACT_COLOR), line_width=4,
-                              name="contact-segments", **add)
-        self.plotter.add_mesh(pv.PolyData(pts), color=to_float(CONTACT_COLOR), point_size=7,
-                              render_points_as_spheres=True, name="contact-ends", **add)
-        self._arrows("contact-normals", c.points.mean(axis=1), c.normals, self.arrow_lengths(c.depths),
-                     NORMAL_COLOR)
+        self._put("contact-segments", pv.PolyData(pts, lines=lines))
+        self._put("contact-ends", pv.PolyData(pts))
+        lengths = self.arrow_lengths(np.asarray(c.depths))
+        self._arrows("contact-normals", c.points.mean(axis=1), c.normals, lengths)
         d = c.deepest
         seg = np.asarray(c.points[d], dtype=np.float64)
-        self.plotter.add_mesh(pv.Line(seg[0], seg[1]), color=to_float(DEEPEST_COLOR), line_width=9,
-                              name="contact-deepest", **add)
-        self.plotter.add_mesh(pv.PolyData(seg), color=to_float(DEEPEST_COLOR), point_size=15,
-                              render_points_as_spheres=True, name="contact-deepest-ends", **add)
-        self._arrows("contact-deepest-normal", seg.mean(axis=0)[None], c.normals[d][None],
-                     self.arrow_lengths(c.depths)[d:d + 1], DEEPEST_COLOR, width=2.0)
+        self._put("contact-deepest", pv.PolyData(seg, lines=np.array([2, 0, 1])))
+        self._put("contact-deepest-ends", pv.PolyData(seg))
+        self._arrows("contact-deepest-normal", seg.mean(axis=0)[None], c.normals[d][None], lengths[d:d + 1],
+                     width=2.0)
         if self.selected is not None and self.selected >= k:
             self.selected = None
         self._draw_selected()
 
-    def _arrows(self, name, origins, directions, lengths, rgb, width=1.0):
+    def _arrows(self, name, origins, directions, lengths, width=1.0):
         import pyvista as pv
         ok = np.linalg.norm(directions, axis=1) > 0
         if not ok.any():
-            self.plotter.remove_actor(name, render=False)
+            self._hide(name)
             return
         cloud = pv.PolyData(np.asarray(origins, dtype=np.float64)[ok])
         cloud["vec"] = np.asarray(directions, dtype=np.float64)[ok] * np.asarray(lengths)[ok, None]
         cloud["len"] = np.asarray(lengths, dtype=np.float64)[ok]
-        arrow = pv.Arrow(tip_length=0.3, tip_radius=0.12 * width, shaft_radius=0.04 * width)
+        arrow = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width)
         glyphs = cloud.glyph(orient="vec", scale="len", factor=1.0, geom=arrow)
-        self.plotter.add_mesh(glyphs, color=to_float(rgb), name=name, reset_camera=False, pickable=False)
+        self._put(name, pv.PolyData(glyphs.points, faces=glyphs.faces) if glyphs.n_points else glyphs)
 
     def _draw_selected(self):
         import pyvista as pv
         c, r = self.contacts, self.selected
         if c is None or r is None or r >= len(c):
-            self.plotter.remove_actor("contact-selected", render=False)
+            self._hide("contact-selected")
             return
-        self.plotter.add_mesh(pv.PolyData(np.asarray(c.points[r], dtype=np.float64)), color=to_float(SELECTED_COLOR),
-                              point_size=22, render_points_as_spheres=True, name="contact-selected",
-                              reset_camera=False, pickable=False, lighting=False)
+        self._put("contact-selected", pv.PolyData(np.asarray(c.points[r], dtype=np.float64)))
+
+    def visible(self, name) -> bool:
+        a = self.actors.get(name)
+        return a is not None and bool(a.GetVisibility())
 
     def legend_entries(self) -> list:
         if self.contacts is None:

@@ -47,20 +47,28 @@ class AuditPanel(QtWidgets.QWidget):
         self.samples.setRange(1, 100_000_000)
         self.samples.setSingleStep(10_000)
         self.samples.setValue(20_000)
+        self.samples.setMaximumWidth(110)
         row.addWidget(self.samples)
+        row.addStretch(1)
+        lay.addLayout(row)
+        row = QtWidgets.QHBoxLayout()
         row.addWidget(QtWidgets.QLabel("Seed"))
         self.seed = QtWidgets.QSpinBox(objectName="auditSeed")
         self.seed.setRange(0, 2_000_000_000)
+        self.seed.setMaximumWidth(90)
         row.addWidget(self.seed)
+        row.addStretch(1)
+        lay.addLayout(row)
         self.run_btn = QtWidgets.QPushButton("Run audit", objectName="auditRun")
         self.run_btn.clicked.connect(self._run)
         self.cancel_btn = QtWidgets.QPushButton("Cancel", objectName="auditCancel")
         self.cancel_btn.clicked.connect(self.model.cancel)
         self.cancel_btn.setEnabled(False)
-        row.addWidget(self.run_btn)
-        row.addWidget(self.cancel_btn)
-        row.addStretch(1)
-        lay.addLayout(row)
+        row2 = QtWidgets.QHBoxLayout()
+        row2.addWidget(self.run_btn)
+        row2.addWidget(self.cancel_btn)
+        row2.addStretch(1)
+        lay.addLayout(row2)
         self.progress = QtWidgets.QProgressBar()
         self.progress.setVisible(False)
         lay.addWidget(self.progress)
@@ -76,6 +84,7 @@ class AuditPanel(QtWidgets.QWidget):
         self.table.verticalHeader().setMinimumSectionSize(CELL)
         self.table.cellClicked.connect(self._clicked)
         self.table.setMinimumHeight(200)
+        self.table.setMinimumWidth(120)  # the dock scrolls a large robot's matrix, never widens the window
         lay.addWidget(self.table, 1)
         self.legend = QtWidgets.QLabel("colour: collision frequency (log, light 1e-6 → dark 1); "
                                        "white: never; light blue: adjacent (not counted); × SRDF-disabled; "
@@ -85,8 +94,16 @@ class AuditPanel(QtWidgets.QWidget):
         self.detail = QtWidgets.QLabel("")
         self.detail.setWordWrap(True)
         lay.addWidget(self.detail)
+        for lab in (self.summary, self.legend, self.detail):
+            lab.setMinimumWidth(100)  # wrapped text: never what sets the dock's (and window's) width
         self._timer = QtCore.QTimer(self, interval=200)
         self._timer.timeout.connect(self._poll)
+
+    def sizeHint(self):
+        # the matrix scrolls inside the dock: asking for its full width made the window
+        # wider than the screen at 1366x768
+        h = super().sizeHint()
+        return QtCore.QSize(min(h.width(), 420), h.height())
 
     def _run(self):
         if guarded(self, "Self-collision audit", self.model.start, self.samples.value(), self.seed.value()) \

@@ -7,10 +7,51 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
-from .tables import fit_columns
 
 READOUT_PERIOD = 0.1  # s: at most 10 refreshes a second while playing
-MAX_ROWS = 500  # rows listed (the deepest); the layer draws every contact
+
+
+class ContactsModel(QtCore.QAbstractTableModel):
+    """The rows of a ``FrameContacts``, formatted on demand (only the visible rows cost)."""
+    HEADERS = ("links", "triangles", "depth", "midpoint", "length")
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.c = None
+
+    def set_contacts(self, c):
+        self.beginResetModel()
+        self.c = c if c is not None and len(c) else None
+        self.endResetModel()
+
+    def rowCount(self, parent=QtCore.QModelIndex()):
+        return 0 if self.c is None or parent.isValid() else len(self.c)
+
+    def columnCount(self, parent=QtCore.QModelIndex()):
+        return len(self.HEADERS)
+
+    def headerData(self, section, orientation, role=QtCore.Qt.ItemDataRole.DisplayRole):
+        if role == QtCore.Qt.ItemDataRole.DisplayRole and orientation == QtCore.Qt.Orientation.Horizontal:
+            return self.HEADERS[section]
+        return None
+
+    def data(self, index, role=QtCore.Qt.ItemDataRole.DisplayRole):
+        c, r, col = self.c, index.row(), index.column()
+        if c is None:
+            return None
+        if role == QtCore.Qt.ItemDataRole.TextAlignmentRole and col in (2, 4):
+            return int(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
+        if role != QtCore.Qt.ItemDataRole.DisplayRole:
+            return None
+        if col == 0:
+            return c.names[r]
+        if col == 1:
+            return f"{c.tris[r, 0]} / {c.tris[r, 1]}"
+        if col == 2:
+            return f"{c.depths[r]:.4g}"
+        if col == 3:
+            return "(" + ", ".join(f"{x:.3g}" for x in c.points[r].mean(axis=0)) + ")"
+        return f"{float(((c.points[r, 1] - c.points[r, 0]) ** 2).sum() ** 0.5):.3g}"
 
 
 class ContactsPanel(QtWidgets.QWidget):
@@ -23,6 +64,7 @@ class ContactsPanel(QtWidgets.QWidget):
         self.session = session
         self.contacts = None
         self._last = 0.0
+        self._sized = False
         lay = QtWidgets.QVBoxLayout(self)
         self.show_box = QtWidgets.QCheckBox("Show contacts (segments, normals, depth)", objectName="contactsShow",
                                             checked=True, toolTip="Compute and draw every intersecting triangle "
@@ -31,22 +73,24 @@ class ContactsPanel(QtWidgets.QWidget):
         self.summary = QtWidgets.QLabel("—", objectName="contactsSummary", wordWrap=True)
         self.summary.setTextFormat(QtCore.Qt.TextFormat.RichText)
         lay.addWidget(self.summary)
-        self.table = QtWidgets.QTableWidget(0, 5, objectName="contactsTable")
-        self.table.setHorizontalHeaderLabels(["links", "triangles", "depth", "segment midpoint", "length"])
+        self.model = ContactsModel(self)
+        self.table = QtWidgets.QTableView(objectName="contactsTable")
+        self.table.setModel(self.model)
         self.table.setSelectionBehavior(QtWidgets.QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QtWidgets.QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
-        fit_columns(self.table)
+        # (no fit_columns: a wide table would force the right docks, and the window, wider than 1366 px)
+        self.table.setHorizontalScrollMode(QtWidgets.QAbstractItemView.ScrollMode.ScrollPerPixel)
         lay.addWidget(self.table, 1)
-        self.table.itemSelectionChanged.connect(self._selected)
+        self.table.selectionModel().selectionChanged.connect(self._selected)
         self.show_box.toggled.connect(self.shown_changed)
         session.frame_changed.connect(self._on_frame)
         session.scene_changed.connect(self.clear)
 
     def clear(self):
         self.contacts = None
-        self.table.setRowCount(0)
+        self.model.set_contacts(None)
         self.summary.setText("—")
 
     def _on_frame(self, view):
@@ -59,12 +103,15 @@ class ContactsPanel(QtWidgets.QWidget):
     def show_contacts(self, c):
         keep = self.selected_row()
         self.contacts = c
+        self.table.selectionModel().blockSignals(True)
+        self.model.set_contacts(c)
+        if c is not None and len(c) and keep is not None and keep < len(c):
+            self.table.selectRow(keep)
+        self.table.selectionModel().blockSignals(False)
         if c is None:
-            self.table.setRowCount(0)
             self.summary.setText("contacts are not computed (tick <i>Show contacts</i>)")
             return
         if len(c) == 0:
-            self.table.setRowCount(0)
             self.summary.setText("no contact in this frame")
             self.contact_selected.emit(None)
             return
@@ -73,23 +120,9 @@ class ContactsPanel(QtWidgets.QWidget):
         self.summary.setText(
             f"<b>{len(c)}</b> intersecting triangle pair(s){more}; deepest <b>{c.depths[d]:.4g}</b> at "
             f"{c.names[d]}, triangles {c.tris[d, 0]} / {c.tris[d, 1]}")
-        n = min(len(c), MAX_ROWS)
-        self.table.blockSignals(True)
-        self.table.setRowCount(n)
-        for r in range(n):
-            mid = c.points[r].mean(axis=0)
-            length = float(((c.points[r, 1] - c.points[r, 0]) ** 2).sum() ** 0.5)
-            cells = (c.names[r], f"{c.tris[r, 0]} / {c.tris[r, 1]}", f"{c.depths[r]:.4g}",
-                     "(" + ", ".join(f"{x:.4g}" for x in mid) + ")", f"{length:.3g}")
-            for col, text in enumerate(cells):
-                item = QtWidgets.QTableWidgetItem(text)
-                if col == 2:
-                    item.setTextAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-                self.table.setItem(r, col, item)
-        if keep is not None and keep < n:
-            self.table.selectRow(keep)
-        self.table.blockSignals(False)
-        self.table.resizeColumnsToContents()
+        if self._sized != len(c) > 0:
+            self.table.resizeColumnsToContents()  # once contacts appear (not every frame)
+            self._sized = len(c) > 0
 
     def selected_row(self):
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
@@ -99,5 +132,5 @@ class ContactsPanel(QtWidgets.QWidget):
         """Select a contact (as a click on its row does)."""
         self.table.selectRow(row)
 
-    def _selected(self):
+    def _selected(self, *_):
         self.contact_selected.emit(self.selected_row())

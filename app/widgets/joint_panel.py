@@ -23,12 +23,8 @@ class JointPanel(QtWidgets.QWidget):
         self.title = QtWidgets.QLabel("Open a robot (File → Open robot) to pose its joints.")
         self.title.setWordWrap(True)
         lay.addWidget(self.title)
-        self.contacts_label = QtWidgets.QLabel("Link pairs in contact")
-        lay.addWidget(self.contacts_label)
-        self.contacts = QtWidgets.QListWidget(objectName="robotContacts")
-        self.contacts.setMinimumHeight(60)
-        self.contacts.setMaximumHeight(110)
-        lay.addWidget(self.contacts)
+        # the sliders first (what a robot user reaches for), then the contacts, which take
+        # whatever height the dock has left
         self.grid_host = QtWidgets.QWidget()
         self.grid = QtWidgets.QGridLayout(self.grid_host)
         self.grid.setContentsMargins(0, 0, 0, 0)
@@ -45,6 +41,11 @@ class JointPanel(QtWidgets.QWidget):
         row.addWidget(self.highlight)
         row.addStretch(1)
         lay.addLayout(row)
+        self.contacts_label = QtWidgets.QLabel("Link pairs in contact")
+        lay.addWidget(self.contacts_label)
+        self.contacts = QtWidgets.QListWidget(objectName="robotContacts")
+        self.contacts.setMinimumHeight(60)
+        lay.addWidget(self.contacts, 1)
         self.sliders: list[QtWidgets.QSlider] = []
         self.values: list[QtWidgets.QLabel] = []
         self._names: list = []

@@ -213,8 +213,13 @@ class TimingPanel(QtWidgets.QWidget):
             self.curves[key].setData(x, y[:, k])
         self._clip(y)
         cold = len(rows) - len(warm)
-        self.breakdown.setText(self.breakdown_text(warm) + (f"   ({cold} compile frame{'s' * (cold != 1)} "
-                                                            "left out)" if cold else ""))
+        text = self.breakdown_text(warm) + (f" · {cold} compile frame{'s' * (cold != 1)} out" if cold else "")
+        if self.breakdown.text() != text:
+            self.breakdown.setText(text)
+            self.breakdown.setToolTip("Medians over the frames shown, played frames only: the collision loop "
+                                      "(engine), the app's model work, updating the actors (draw), the 3-D "
+                                      "view's render, and Qt (events, widgets, composing the window). Frames that "
+                                      "paid a kernel compile are left out of the plot and the medians.")
         rec = s.record if s.record is not None else (rows[-1] if rows else None)
         if rec is None:
             for lab in self.labels.values():
@@ -263,8 +268,8 @@ class TimingPanel(QtWidgets.QWidget):
         """"frame 33.1 ms = engine 0.3 + model 1.2 + …" (medians over ``rows`` of playback)."""
         played = [r for r in rows if r.t_frame > 0]
         if not played:
-            return "frame-time breakdown: play to measure"
+            return "frame breakdown: play to measure"
         med = {k: float(np.median([getattr(r, k) for r in played])) * 1e3
                for k in ("t_frame", "t_engine", "t_model", "t_draw", "t_render", "t_qt")}
-        return (f"median frame {med['t_frame']:.1f} ms = engine {med['t_engine']:.2f} + model {med['t_model']:.2f}"
-                f" + draw {med['t_draw']:.2f} + 3-D render {med['t_render']:.1f} + Qt {med['t_qt']:.1f}")
+        return (f"frame {med['t_frame']:.0f} ms = engine {med['t_engine']:.1f} + model {med['t_model']:.1f}"
+                f" + draw {med['t_draw']:.1f} + render {med['t_render']:.0f} + Qt {med['t_qt']:.0f}")

@@ -9,7 +9,6 @@ from PySide6 import QtCore, QtGui, QtWidgets
 from app.model.contacts import run_verdict, verdict_target
 
 from .errors import guarded
-from .tables import fit_columns
 
 DISAGREE_BG = QtGui.QColor(255, 228, 200)
 
@@ -44,7 +43,8 @@ class VerdictPanel(QtWidgets.QWidget):
         self.table.setHorizontalHeaderLabels(["engine", "hit", "contacts", "distance / depth", "time", "note"])
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QtWidgets.QAbstractItemView.EditTrigger.NoEditTriggers)
-        fit_columns(self.table)
+        # (no fit_columns: a wide table would force the right docks, and the window, wider than 1366 px)
+        self.table.setHorizontalScrollMode(QtWidgets.QAbstractItemView.ScrollMode.ScrollPerPixel)
         lay.addWidget(self.table)
         self.reasons = QtWidgets.QLabel("", objectName="verdictReasons", wordWrap=True)
         self.reasons.setTextFormat(QtCore.Qt.TextFormat.RichText)

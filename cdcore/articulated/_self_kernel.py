@@ -278,15 +278,15 @@ def _scratch(lbuf, n_pairs):
 
 @njit(cache=True, nogil=True)
 def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
-    """Self-collision of one configuration ``q`` (1, n_dofs) with the root at ``root``
+    """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
     (1, 4, 4). Returns one int64 array: ``out[0]`` status (``ST_*``), ``out[1]`` hits,
     ``out[2]`` candidates, ``out[3]`` the offending joint value / link index, then the
     counters (broad box tests, unused, the exact queries' N_STATS), then the hit link pairs
     and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
     L = lbuf[LB_DIMS + 1]
     poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-    status, n, bad = _query(0, q, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters,
-                            cand, hits)
+    status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work,
+                            hnf, tstack, counters, cand, hits)
     if status != ST_OK:
         out = np.zeros(OUT_PAIRS, dtype=np.int64)
         out[0] = status

@@ -187,7 +187,7 @@ class SelfCollisionChecker:
             raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
         t0 = time.perf_counter()
-        out = self_check(qa.reshape(1, -1), root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
+        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
         dt = time.perf_counter() - t0
         if out[0] != ST_OK:
             _raise_status(self.body, out[0], out[3], qa)

@@ -300,15 +300,16 @@ class FclBench:
             self._bench_batch(cdcore, common, bvhs, oa, ob, req, tfs, poses, fcl_hits)
 
         # fixed cost of one call (B far away: only the two roots are tested), against
-        # python-fcl's pose-and-call loop (setTransform + collide: what a user's loop does)
+        # python-fcl's pose-and-call loop (Transform from the (4, 4) pose, setTransform, collide:
+        # what a user's loop over numpy poses does)
         with self._step(f"{label}: call overhead"):
             far = np.eye(4)
             far[0, 3] = 10.0
             tf_far = self._fcl_transform(far)
             ob.setTransform(tf_far)
 
-            def fcl_pose_call():
-                ob.setTransform(tf_far)
+            def fcl_pose_call():  # a user's loop: the pose as a numpy array, converted per call
+                ob.setTransform(self._fcl_transform(far))
                 return fcl.collide(oa, ob, req) > 0
 
             def cd_query(bv, test):

@@ -156,7 +156,8 @@ def run_configs(args, configs) -> dict:
         q = r.quality[0]
         ns = build_ns_per_tri(meshes, r.config.bv, r.config.split, r.config.leaf_size)
         rows.append([r.config.label, f"{ns:.0f}", f"{fcl_ns:.0f}" if fcl_ns else "-", f"{r.mean_nv:.0f}",
-                     f"{r.mean_np:.0f}", f"{r.mean_seconds * 1e3:.3f}", f"{r.c_v * 1e9:.1f}", f"{r.c_p * 1e9:.1f}", f"{r.c_0 * 1e6:.2f}",
+                     f"{r.mean_np:.0f}", f"{r.mean_seconds * 1e3:.3f}", f"{r.c_v * 1e9:.1f}", f"{r.c_p * 1e9:.1f}",
+                     f"{r.c_0 * 1e6:.2f}",
                      f"{r.r2:.2f}", f"{r.expected_nv:.0f}/{r.measured_nv:.0f}", f"{q.sah_cost:.1f}",
                      f"{q.volume_cost:.2f}", f"{q.epo:.1f}", f"{q.sibling_overlap:.3f}", q.height])
     print(table(["configuration", "build ns/tri", "fcl ns/tri", "N_v/frame", "N_p/frame", "ms/frame", "C_v ns",

@@ -83,13 +83,13 @@ def build_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str) -> Ar
         return _chain(spec, where, name, base_dir, mesh_bv)
     if kind == "hand":
         return _hand(spec, where, name, mesh_bv)
-    if kind == "urdf":  # a robot (cdcore.scenes.robots)
+    if kind in ("urdf", "mjcf"):  # a robot (cdcore.scenes.robots)
         from .robots import build_robot_body
         return build_robot_body(spec, where, base_dir, mesh_bv)
     if kind in ("rigid", "deforming"):
         mesh = build_mesh(get(spec, "mesh", where, dict), f"{where}.mesh", base_dir)
         return ArticulatedBody([Link(name, mesh, -1)], name, mesh_bv)
-    raise SceneError(f"{where}.type: expected chain, hand, rigid or deforming, got {kind!r}")
+    raise SceneError(f"{where}.type: expected chain, hand, urdf, mjcf, rigid or deforming, got {kind!r}")
 
 
 def _chain(spec, where, name, base_dir, mesh_bv) -> ArticulatedBody:

@@ -1,4 +1,5 @@
-"""Robot bodies in scenes: a URDF (with package directories), its joint motion (a trajectory
+"""Robot bodies in scenes: a URDF (with package directories) or an MJCF model (``"type":
+"mjcf"``, ``"mjcf": path``, ``"meshes": "exact" | "hull"``), its joint motion (a trajectory
 file, a seeded random trajectory or a grasp) and whether the scene's data is present.
 
 Scene fields of a ``{"type": "urdf"}`` body::
@@ -33,9 +34,32 @@ def resolve_path(p: str, base_dir: str | None) -> str:
     return p
 
 
+def build_mjcf_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str):
+    """A ``{"type": "mjcf", "mjcf": "robots:mjcf/.../scene.xml", "meshes": "exact" | "hull"}``
+    body (``cdcore.articulated.load_mjcf``; planes and height fields are left out)."""
+    import warnings
+
+    from ..articulated.mjcf import MESH_MODES, load_mjcf
+    path = resolve_path(get(spec, "mjcf", where, str), base_dir)
+    meshes = get(spec, "meshes", where, str, "exact")
+    if meshes not in MESH_MODES:
+        raise SceneError(f"{where}.meshes: expected one of {MESH_MODES}, got {meshes!r}")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the floor plane a scene file carries
+            body = load_mjcf(path, meshes=meshes, mesh_bv=mesh_bv)
+    except (OSError, ValueError, ImportError) as exc:
+        raise SceneError(f"{where}: {exc}") from None
+    if "name" in spec:
+        body.name = get(spec, "name", where, str)
+    return body
+
+
 def build_robot_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str):
     from ..articulated.selfcollision import read_srdf_disabled
     from ..articulated.urdf import load_urdf
+    if spec.get("type") == "mjcf":
+        return build_mjcf_body(spec, where, base_dir, mesh_bv)
     urdf = resolve_path(get(spec, "urdf", where, str), base_dir)
     dirs = get(spec, "package_dirs", where, list, [])
     if not all(isinstance(d, str) for d in dirs):
@@ -104,7 +128,8 @@ def scene_available(path: str) -> bool:
         return True  # unreadable scenes are listed; loading them reports the problem
     base = os.path.dirname(os.path.abspath(path))
     for b in spec.get("bodies", []) if isinstance(spec, dict) else []:
-        if isinstance(b, dict) and b.get("type") == "urdf" and isinstance(b.get("urdf"), str):
-            if not os.path.isfile(resolve_path(b["urdf"], base)):
+        key = b.get("type") if isinstance(b, dict) else None
+        if key in ("urdf", "mjcf") and isinstance(b.get(key), str):
+            if not os.path.isfile(resolve_path(b[key], base)):
                 return False
     return True

@@ -151,7 +151,7 @@ def scene_from_spec(spec: dict, where: str = "scene", base_dir: str | None = Non
         body = build_body(bs, bw, base_dir, mesh_bv)
         base = pose_from(bs.get("root"), f"{bw}.root")
         motion = get(bs, "motion", bw, dict, {})
-        if bs["type"] == "urdf":  # robots: joint values as data (trajectory file, random or grasp)
+        if bs["type"] in ("urdf", "mjcf"):  # robots: joint values as data (trajectory file, random or grasp)
             if n_frames * body.n_dofs > MAX_GATHER:
                 raise SceneError(f"{bw}: {n_frames:,} frames x {body.n_dofs} joints of robot trajectory is too "
                                  f"large; use fewer frames")
