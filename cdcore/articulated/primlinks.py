@@ -174,7 +174,6 @@ def fused_prim_arrays(body):
 
 def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None):
     """``run_exact_queries`` for bodies with primitives: (hits (k,) bool, stats, seconds)."""
-    from .._core import make_plan
     from .._prim_leaf import link_pairs_prims
     from .query import exact_queries
 
@@ -197,10 +196,11 @@ def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None)
             code, program = TEST_CODES[test or BV_TYPES[body_a.mesh_bv].tests[0]]
             sub = np.ascontiguousarray(pairs[need])
             h2 = np.zeros(len(sub), dtype=np.bool_)
-            exact_queries(sub, poses_a, poses_b, make_plan(ra.kind, code, program, first=True),
+            exact_queries(sub, poses_a, poses_b, ra.kind, code, program, np.zeros(1, dtype=np.int64),
                           ra.nodes_f, ra.nodes_i, ra.prim_order, ra.vertices, ra.faces, ra.node_off, ra.prim_off,
                           ra.vert_off, rb.nodes_f, rb.nodes_i, rb.prim_order, rb.vertices, rb.faces, rb.node_off,
-                          rb.prim_off, rb.vert_off, 1, ra.max_height + rb.max_height + 2, counters, h2)
+                          rb.prim_off, rb.vert_off, 1,
+                          np.empty((ra.max_height + rb.max_height + 2, 2), dtype=np.int32), counters, h2)
             hits[need] = h2
     dt = time.perf_counter() - t0
     return hits, CollisionStats.from_counts(counters, dt), dt
