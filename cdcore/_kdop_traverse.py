@@ -36,6 +36,8 @@ directions against A's leaf k-DOP (``_leaf_pair``) before the exact triangle tes
 """
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import math
 from collections import namedtuple
 
@@ -222,7 +224,11 @@ def realign_node(method, b, slabB, tabB, outB, qf, qi, out):
 
 
 # ---- python drivers (called by cdcore.collide) -------------------------------------------
-def check_realign(realign, is_kdop: bool):
+@overload
+def check_realign(realign, is_kdop: Literal[True]) -> str: ...
+@overload
+def check_realign(realign, is_kdop: bool) -> str | None: ...
+def check_realign(realign, is_kdop: bool) -> str | None:
     """Validate ``realign`` for a hierarchy pair: a method name (default "table") for k-DOP
     trees, ``None`` for every other type. Returns the method name or None."""
     if not is_kdop:
@@ -308,5 +314,5 @@ def prepare(bvh_b, realign, R, t):
     method, kd, tabs = _plan(bvh_b, realign)
     qf, qi = new_query_tables(len(kd.dirs), tabs[6].shape[0])
     prepare_query(method, tabs[0], np.ascontiguousarray(R, dtype=np.float64),
-                  np.ascontiguousarray(t, dtype=np.float64), kd.scale, *tabs[1:], qf, qi)
+                  np.ascontiguousarray(t, dtype=np.float64), kd.scale, *tabs[1:], qf, qi)  # pyright: ignore[reportCallIssue]
     return method, qf, qi

@@ -239,7 +239,10 @@ def split_scale(pose):
     """(rigid pose (4, 4), scale (3,)) of a pose ``[R diag(s) | t]`` with R a rotation and
     s > 0 (van den Bergen 1998, section 6: VRML's non-uniform scaling), or None when it is
     not of that form (shear, reflection, zero scale)."""
-    M = np.asarray(pose, dtype=np.float64)
+    try:
+        M = np.asarray(pose, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
     if M.shape != (4, 4) or not np.all(np.isfinite(M)):
         return None
     s = np.sqrt((M[:3, :3] ** 2).sum(axis=0))
@@ -330,8 +333,12 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
     pa = _rigid_or_none(pose_a)
     pb = _rigid_or_none(pose_b)
-    if pa is None or pb is None:  # not a float64 (4, 4) array: converted, checked, maybe scaled
-        bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
+    if pa is None or pb is None:  # not a float64 (4, 4) array: converted and checked here
+        try:
+            pa = pose_arg(pose_a, "pose_a")
+            pb = pose_arg(pose_b, "pose_b")
+        except ValueError:  # maybe a pose with per-axis scale (AABB trees), else the error
+            bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
     trace = bool(trace)
     return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, bool(geometry))
 

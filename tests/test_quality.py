@@ -167,3 +167,23 @@ def test_run_lab_and_verdict():
     with pytest.raises(ValueError):
         LabConfig.parse("obb:slab")
     assert LabConfig.parse("obb::sah:2") == LabConfig("obb", None, "sah", 2)
+
+
+def test_bench_lab_refuses_bad_arguments(tmp_path, capsys):
+    from cdcore.bench.__main__ import main
+    assert main(["lab", "--config", "obb::sha"]) == 2
+    assert main(["lab", "--scene", "no-such-scene", "--frames", "3"]) == 2
+    assert main(["lab", "--png", str(tmp_path / "missing" / "x.png")]) == 2
+    assert main(["lab", "--splits", "--env", "env.obj"]) == 2  # --env without --rob
+    err = capsys.readouterr().err
+    assert "split" in err and "unknown scene" in err and "does not exist" in err and "go together" in err
+
+
+def test_bench_lab_runs_and_writes_its_plot(tmp_path, capsys):
+    from cdcore.bench.__main__ import main
+    png, js = tmp_path / "lab.png", tmp_path / "lab.json"
+    assert main(["lab", "--scene", "chains-6to1", "--frames", "3", "--config", "aabb", "--config", "obb::sah",
+                 "--png", str(png), "--json", str(js)]) == 0
+    out = capsys.readouterr().out
+    assert "Verdict:" in out and "Fastest: " in out
+    assert png.stat().st_size > 10_000 and js.stat().st_size > 100

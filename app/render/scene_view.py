@@ -338,7 +338,7 @@ class SceneView:
         if step is not None and self.axis.visible and self.axis.geometry is not None:
             g = self.axis.geometry
             extra = np.vstack([g["start"], g["end"], g["ends"]])
-        b = pair_bounds(step, trav, extra_points=extra)
+        b = pair_bounds(step, trav, pad=0.12, extra_points=extra)  # the pair and its axis fill the view
         if b is None and self.closest is not None:
             p = self.closest
             r = max(float(np.linalg.norm(p[1] - p[0])), 1e-3 * float(np.ptp(self.scene_box.reshape(3, 2), 1).max()))

@@ -21,13 +21,13 @@ import numpy as np
 from numba import njit, prange
 
 from .._core import descend_a
-from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, R0, RIGHT, SIZE, START
+from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, SIZE, START
 from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
 from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
 from .._prim_leaf import link_pairs_prims
-from .query import exact_queries_plan
+from .query import exact_queries
 
 # lbuf layout: the 24 offsets of the packed arrays, then the 11 dims, then per hierarchy
 # node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
@@ -204,8 +204,9 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, ts
     update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
     n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
     if dims[16] == 0:
-        exact_queries_plan(cand[:n], P, P, plan, nf, ni, po, v, fc, no, fo, vo,
-                           nf, ni, po, v, fc, no, fo, vo, max_leaf, stack_rows, counters[2:], hits[:n])
+        exact_queries(cand[:n], P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
+                      nf, ni, po, v, fc, no, fo, vo, nf, ni, po, v, fc, no, fo, vo, max_leaf,
+                      np.empty((stack_rows, 2), dtype=np.int32), counters[2:], hits[:n])
     else:
         _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters)
     return ST_OK, n, -1
@@ -253,8 +254,9 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
             sub[m, 0] = cand[k, 0]
             sub[m, 1] = cand[k, 1]
             m += 1
-    exact_queries_plan(sub, P, P, plan, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
-                       1, stack_rows, counters[2:], h2)
+    exact_queries(sub, P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
+                  rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                  1, np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
     m = 0
     for k in range(n):
         if need[k]:

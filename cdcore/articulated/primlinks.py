@@ -12,7 +12,7 @@ A body with primitives keeps, per link:
 A link pair's exact query (:func:`exact_queries_with_prims`) tests primitive against
 primitive (``_prim``: GJK, closed forms), each primitive as a leaf against the other link's
 real-mesh hierarchy (``_prim_leaf``), and the real meshes against each other with the
-traversal core (``query.exact_queries_plan``). Solids meet solids; a primitive meets a mesh where
+traversal core (``query.exact_queries``). Solids meet solids; a primitive meets a mesh where
 it touches one of its triangles (meshes are surfaces, as everywhere in cdcore).
 """
 from __future__ import annotations
@@ -174,9 +174,8 @@ def fused_prim_arrays(body):
 
 def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None):
     """``run_exact_queries`` for bodies with primitives: (hits (k,) bool, stats, seconds)."""
-    from .._core import make_plan
     from .._prim_leaf import link_pairs_prims
-    from .query import exact_queries_plan
+    from .query import exact_queries
 
     pa, ra = _packs(body_a)
     pb, rb = _packs(body_b)
@@ -197,15 +196,15 @@ def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None)
             code, program = TEST_CODES[test or BV_TYPES[body_a.mesh_bv].tests[0]]
             sub = np.ascontiguousarray(pairs[need])
             h2 = np.zeros(len(sub), dtype=np.bool_)
-            exact_queries_plan(sub, poses_a, poses_b, make_plan(ra.kind, code, program, first=True),
+            exact_queries(sub, poses_a, poses_b, ra.kind, code, program, np.zeros(1, dtype=np.int64),
                           ra.nodes_f, ra.nodes_i, ra.prim_order, ra.vertices, ra.faces, ra.node_off, ra.prim_off,
                           ra.vert_off, rb.nodes_f, rb.nodes_i, rb.prim_order, rb.vertices, rb.faces, rb.node_off,
-                          rb.prim_off, rb.vert_off, 1, ra.max_height + rb.max_height + 2, counters, h2)
+                          rb.prim_off, rb.vert_off, 1,
+                          np.empty((ra.max_height + rb.max_height + 2, 2), dtype=np.int32), counters, h2)
             hits[need] = h2
     dt = time.perf_counter() - t0
     return hits, CollisionStats.from_counts(counters, dt), dt
 
 
-__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "fused_prim_arrays",
-           "link_mesh",
+__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "fused_prim_arrays", "link_mesh",
            "proxy_mesh", "local_box", "N_AROUND", "N_LAT"]

@@ -93,17 +93,6 @@ def exact_queries(pairs, poses_a, poses_b, kind, test, program, axes,
             counters[k] += buf.counters[k]
 
 
-@njit(cache=True, nogil=True)
-def exact_queries_plan(pairs, poses_a, poses_b, plan, nfA, niA, poA, vA, fA, noA, foA, voA,
-                       nfB, niB, poB, vB, fB, noB, foB, voB, max_leaf, stack_rows, counters, hits):
-    """``exact_queries`` from a first-contact ``plan`` (``_core.make_plan``) and a stack row
-    count: the call the fused self-collision kernels make."""
-    axes = plan[P_AXES:P_AXES + plan[P_NAXES]].copy()
-    exact_queries(pairs, poses_a, poses_b, plan[P_KIND], plan[P_TEST], plan[P_PROGRAM], axes,
-                  nfA, niA, poA, vA, fA, noA, foA, voA, nfB, niB, poB, vB, fB, noB, foB, voB,
-                  max_leaf, np.empty((stack_rows, 2), dtype=np.int32), counters, hits)
-
-
 def run_exact_queries(body_a, poses_a, body_b, poses_b, pairs, test=None, realign=None):
     """Exact queries for link ``pairs`` (k, 2); returns (hits (k,) bool, stats, seconds).
 

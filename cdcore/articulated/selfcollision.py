@@ -49,6 +49,7 @@ class SelfCollisionResult:
     def link_pairs(self) -> np.ndarray:
         if self._link_pairs is None:
             o = self._out
+            assert o is not None  # results without a kernel row carry their pairs
             self._link_pairs = o[OUT_PAIRS:OUT_PAIRS + 2 * o[1]].reshape(-1, 2).astype(np.int32)
         return self._link_pairs
 
@@ -56,6 +57,7 @@ class SelfCollisionResult:
     def candidates(self) -> np.ndarray:
         if self._candidates is None:
             o = self._out
+            assert o is not None
             s = OUT_PAIRS + 2 * o[1]
             self._candidates = o[s:s + 2 * o[2]].reshape(-1, 2).astype(np.int32)
         return self._candidates
@@ -73,12 +75,14 @@ class SelfCollisionResult:
     @property
     def broad(self) -> CollisionStats:
         if self._broad is None:
+            assert self._out is not None
             self._broad = CollisionStats(bv_tests=int(self._out[OUT_HEAD]))
         return self._broad
 
     @property
     def exact(self) -> CollisionStats:
         if self._exact is None:
+            assert self._out is not None
             self._exact = CollisionStats.from_counts(self._out[OUT_HEAD + 2:OUT_PAIRS], 0.0)
         return self._exact
 

@@ -90,6 +90,7 @@ class RobotBody(ArticulatedBody):
         self.link_names = [ln.name for ln in links]
         self.frame_names = kin["names"]
         self.source = source
+        self.primitives = "tessellate"  # load_urdf sets "exact" when primitives stay solids
         self.disabled_pairs: list = []  # (name, name) pairs never checked (scenes set them from an SRDF)
         self._kin = kin
         self._select = np.array([self.frame_names.index(n) for n in self.link_names], dtype=np.int32)
@@ -420,7 +421,7 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
             raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
         m = shapes.box(size)
-        prim = ("box", size / 2)
+        prim = ("box", np.asarray(size / 2, dtype=np.float64))
     elif g.cylinder is not None:
         r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
         h = _floats(g.cylinder.length or 0, f"{where} <cylinder length>")
@@ -428,13 +429,13 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
             raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
                             f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
         m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
-        prim = ("cylinder", (float(r), float(h) / 2))
+        prim = ("cylinder", np.array([float(r), float(h) / 2]))
     elif g.sphere is not None:
         r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
         if not (r.shape == () and 0 < r <= MAX_SIZE):
             raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
         m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
-        prim = ("sphere", (float(r),))
+        prim = ("sphere", np.array([float(r)]))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
         try:

@@ -13,7 +13,6 @@ import importlib.util
 import os
 import sys
 
-import numpy as np
 
 from .common import fmt_time, linked_pose, summarize, table, time_calls, torus_mesh
 

@@ -46,9 +46,10 @@ def fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
 
 
 # ---- traversal: the node-pair overlap tests ----------------------------------------------------
-# Called once per node pair: compiled without reference counting (``_pairjit``), so the
-# arrays they take cost nothing per call; they allocate nothing (scratch comes from the caller).
-@pair_njit
+# Called once per node pair, inlined into ``_core.traverse``, which is compiled without
+# reference counting (``_pairjit``): inlined there, their array arguments cost nothing and no
+# call marshals a dozen array structs. They allocate nothing (scratch comes from the caller).
+@pair_njit(inline='always')
 def box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb):
     """First separating axis id of two boxes (``_overlap.sat_program``), or -1. B's box is moved
     into A's model frame by (R, t). AABBs: every pair shares the relative rotation, passed in
@@ -86,7 +87,7 @@ def box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb):
     return sat_program(program, axes, T, C, AC, ea, eb)
 
 
-@pair_njit
+@pair_njit(inline='always')
 def kdop_separation(method, a, b, K):
     """k-DOPs: A's slabs against B's node realigned to A's directions (Fünzig section 4): the
     first separating slab id, or -1. ``K``: the query's ``KdopQuery`` bundle."""
