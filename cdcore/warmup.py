@@ -107,7 +107,8 @@ _WARM_MJCF = """<mujoco model="warm">
   <asset><mesh name="tet" vertex="0 0 0  0.06 0 0  0 0.06 0  0 0 0.06"/></asset>
   <worldbody>
     <body name="a"><geom type="box" size="0.1 0.1 0.02"/><geom type="mesh" mesh="tet" pos="0 0 0.05"/>
-      <body name="b" pos="0 0 0.05"><joint name="j1" axis="0 1 0"/><geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
+      <body name="b" pos="0 0 0.05"><joint name="j1" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02"/>
         <geom type="sphere" size="0.03" pos="0.2 0 0"/>
         <body name="c" pos="0.2 0 0"><joint name="j2" type="slide" axis="0 0 1" range="-0.1 0.1"/>
           <geom type="cylinder" size="0.02 0.05"/><geom type="ellipsoid" size="0.03 0.02 0.04" pos="0 0 0.06"/>

@@ -39,7 +39,7 @@ import numpy as np
 
 from .. import shapes
 from ..mesh import Mesh
-from ..primitives import CONVEX, Primitive, convex_hull_mesh, tessellate
+from ..primitives import Primitive, tessellate
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .body import Link
 from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
