@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pytestqt")
-from PySide6 import QtCore, QtGui, QtWidgets  # noqa: E402
+from PySide6 import QtCore, QtWidgets  # noqa: E402
 
 from app.model import Session  # noqa: E402
 from app.model.frame_view import FrameView  # noqa: E402

@@ -10,7 +10,8 @@ from .trajectory import Trajectory, grasp_trajectory, load_trajectory, random_tr
 from .mjcf import MJCFError, MJCFRobot, load_mjcf
 from .urdf import PackageNotFoundError, RobotBody, URDFError, load_urdf
 
-__all__ = ["audit", "AuditResult", "AuditCancelled", "ArticulatedBody", "Link", "METHOD_LABELS", "UPDATE_METHODS", "BodyHierarchy", "BODY_TESTS",
+__all__ = ["audit", "AuditResult", "AuditCancelled", "ArticulatedBody", "Link", "METHOD_LABELS", "UPDATE_METHODS",
+           "BodyHierarchy", "BODY_TESTS",
            "BodyCollision", "brute_force_pairs", "collide_bodies", "run_exact_queries", "SelfCollisionChecker",
            "SelfCollisionResult", "brute_force_self_pairs", "environment_pairs", "read_srdf_disabled",
            "self_collision_pairs", "Trajectory", "grasp_trajectory", "load_trajectory", "random_trajectory",

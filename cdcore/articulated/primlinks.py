@@ -206,5 +206,6 @@ def exact_queries_with_prims(body_a, poses_a, body_b, poses_b, pairs, test=None)
     return hits, CollisionStats.from_counts(counters, dt), dt
 
 
-__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "fused_prim_arrays", "link_mesh",
+__all__ = ["PrimPack", "RealPack", "PRIMITIVE_MODES", "attach", "exact_queries_with_prims", "fused_prim_arrays",
+           "link_mesh",
            "proxy_mesh", "local_box", "N_AROUND", "N_LAT"]
