@@ -204,7 +204,10 @@ def _bomb_npz(path, key_arrays, bomb_key, bomb_shape, dtype="<f8"):
 
 
 def _peak_rss_child(code):
-    rc, out = run_child(code + "\nimport resource\nprint('PEAK', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    # VmHWM is this process's own peak: ru_maxrss survives execve, so a child of a 2 GB
+    # pytest process would report the parent's peak
+    rc, out = run_child(code + "\nprint('PEAK', [l.split()[1] for l in open('/proc/self/status') "
+                               "if l.startswith('VmHWM')][0])")
     peak_kb = int(out.rsplit("PEAK", 1)[1].split()[0]) if "PEAK" in out else -1
     return rc, out, peak_kb
 
@@ -507,7 +510,9 @@ def test_bench_ctrl_c_exits_130_without_traceback(tmp_path):
     import time
     env = _env()
     env["XDG_CONFIG_HOME"] = str(tmp_path)
-    p = subprocess.Popen([sys.executable, "-m", "cdcore.bench", "axes", "--quick"], stdout=subprocess.PIPE,
+    env["PYTHONUNBUFFERED"] = "1"  # its first line arrives when printed, seconds before the end
+    # the full axes table (~5 s on a quiet machine): --quick could finish before the signal
+    p = subprocess.Popen([sys.executable, "-m", "cdcore.bench", "axes"], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     p.stdout.readline()  # it has started working
     time.sleep(0.5)

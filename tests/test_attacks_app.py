@@ -104,8 +104,9 @@ def test_app_size_beyond_screen_and_bad_trajectory_exit_2(tmp_path):
 @pytest.mark.gui
 @pytest.mark.slow
 def test_app_ctrl_c_while_loading_exits_130(tmp_path):
-    p = _app(tmp_path, "--scene", "hand-ball", "--frames", "5", "--quit")
-    time.sleep(4.0)  # importing Qt/pyvista or building the scene
+    # many frames: a warm start loads in a few seconds, and the run must still be going
+    p = _app(tmp_path, "--scene", "hand-ball", "--frames", "100000", "--quit")
+    time.sleep(1.5)  # importing Qt/pyvista or building the scene
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=300)
     assert p.returncode == 130, (p.returncode, err[-800:])

@@ -27,7 +27,10 @@ def main(argv=None) -> int:
     """Console-script entry: parse ``argv`` (default ``sys.argv[1:]``), run the subcommand and
     return its exit code (argparse exits with code 2 on bad arguments, and output paths are
     checked while parsing: ``bench.output.output_file``; Ctrl-C returns 130)."""
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help (0) or a bad argument (2, message printed): a code, as documented
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:  # Ctrl-C anywhere in a subcommand: no traceback, the shell's code
