@@ -283,8 +283,8 @@ class MainWindow(QtWidgets.QMainWindow):
         from .widgets.audit_panel import AuditPanel
         self.audit_model = AuditModel(self.robot_model)
         self.audit_panel = AuditPanel(self.audit_model)
-        self.audit_dock = self._dock("Self-collision audit", self.audit_panel, AREA.RightDockWidgetArea,
-                                     name="Self_collision_audit", tab_behind="Traversal_stepper",
+        self.audit_dock = self._dock("Audit", self.audit_panel, AREA.LeftDockWidgetArea,
+                                     name="Self_collision_audit", tab_behind="Hierarchy_view",
                                      tip="Which link pairs can collide: a link x link matrix; click a cell")
         self.audit_panel.highlight_requested.connect(self._highlight_triangles)
         from .widgets.realign_panel import RealignPanel
@@ -297,7 +297,6 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
-        self._contact_docks()
         self.timing_panel = self.compare_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
@@ -322,6 +321,7 @@ class MainWindow(QtWidgets.QMainWindow):
                        tab_behind="Compare_methods")
         except ImportError:
             pass
+        self._contact_docks()
         try:
             from .widgets.insight_panel import InsightPanel
             self.insight_panel = InsightPanel(self.session)
@@ -339,16 +339,17 @@ class MainWindow(QtWidgets.QMainWindow):
         from .widgets.contacts_panel import ContactsPanel
         from .widgets.verdict_panel import VerdictPanel
         self.contacts_panel = ContactsPanel(self.session)
-        self._dock("Contacts", self.contacts_panel, AREA.RightDockWidgetArea, name="Contacts",
+        # bottom area, beside Timing: the tables' columns need the width (a right-hand tab cut them)
+        self._dock("Contacts", self.contacts_panel, AREA.BottomDockWidgetArea, name="Contacts",
                    tip="Intersecting triangle pairs: segment, normal, penetration depth",
-                   tab_behind="Traversal_stepper")
+                   tab_behind="Timing")
         self.contacts_layer = ContactsLayer(self.plotter)
         self.view3d.add_layer("contacts", self.contacts_layer)
         self.verdict_panel = VerdictPanel(self.session, self.contacts_panel.selected_row,
                                           lambda: self.contacts_panel.contacts)
-        self._dock("Verdict", self.verdict_panel, AREA.RightDockWidgetArea, name="Verdict",
+        self._dock("Verdict", self.verdict_panel, AREA.BottomDockWidgetArea, name="Verdict",
                    tip="This pair through cdcore, the exact reference, python-fcl and coal",
-                   tab_behind="Traversal_stepper")
+                   tab_behind="Timing")
         self.contacts_panel.contact_selected.connect(self.select_contact)
         self.contacts_panel.shown_changed.connect(self._contacts_shown)
         self.verdict_panel.open_in_stepper.connect(self.open_verdict_pair)

@@ -55,7 +55,7 @@ class AuditPanel(QtWidgets.QWidget):
         row.addWidget(QtWidgets.QLabel("Seed"))
         self.seed = QtWidgets.QSpinBox(objectName="auditSeed")
         self.seed.setRange(0, 2_000_000_000)
-        self.seed.setMaximumWidth(90)
+        self.seed.setMinimumWidth(self.seed.sizeHint().width())  # ten digits, never cut
         row.addWidget(self.seed)
         row.addStretch(1)
         lay.addLayout(row)
