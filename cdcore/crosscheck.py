@@ -149,6 +149,7 @@ def _cdcore_verdict(name, bv, ma, pa, mb, pb):
     if res.hit:
         t = time.perf_counter() - t0
         s = summarize(res)
+        assert res.points is not None  # geometry=True
         return Verdict(name, True, s.count, 0.0, s.depth, res.points[s.deepest].copy(), res.pairs.copy(),
                        s.pair, t, note=f"bv={bv}")
     try:
@@ -271,7 +272,7 @@ def _import_peer(name):
         if name == "fcl":
             import fcl
             return fcl, None
-        import coal
+        import coal  # pyright: ignore[reportMissingImports]  (optional peer)
         return coal, None
     except Exception as exc:  # ImportError or a broken shared library
         return None, f"{'python-fcl' if name == 'fcl' else 'coal'} is not importable ({type(exc).__name__})"
@@ -319,13 +320,14 @@ def _compare(v: Verdict, ex: _Exact, tol: float) -> list[Disagreement]:
                                     f"other body; the meshes themselves are {gap:.6g} apart", X.pair, gap))
         else:
             pair = v.pair if v.pair is not None else X.pair
+            assert pair is not None  # the exact reference names the closest pair
             d = ex.pair_distance(*pair) if v.pair is not None else gap
             out.append(Disagreement(v.engine, "extra_pair", f"reports a contact at a triangle pair {d:.6g} apart; "
                                     f"the meshes are {gap:.6g} apart", tuple(pair), d))
         return out
     if X.hit and not v.hit:
         deps = ex.depths()
-        deepest = max(deps, key=deps.get)
+        deepest = max(deps, key=lambda p: deps[p])
         if deps[deepest] <= tol:
             out.append(Disagreement(v.engine, "touching", f"reports no hit; the {len(deps)} exact contact(s) are "
                                     f"touching only (deepest penetration {deps[deepest]:.3g} <= {tol:.3g}; "
@@ -593,7 +595,8 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(
         prog="cdcore-crosscheck", formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Run one collision query through cdcore, an exact brute-force reference, python-fcl and "
-                    "coal (when installed); print a table and say why they disagree.\n\n" + __doc__.split("\n\n", 1)[1],
+                    "coal (when installed); print a table and say why they disagree.\n\n"
+                    + (__doc__ or "\n\n").split("\n\n", 1)[1],
         epilog="examples:\n  cdcore-crosscheck a.stl b.stl --pose-b 0.5,0,0,0,0,30\n"
                "  cdcore-crosscheck query.npz --margin 0.01 --export-test tests/test_my_regression.py")
     p.add_argument("inputs", nargs="+", metavar="FILE", help="two mesh files (STL, OBJ, PLY, ...) or one saved "

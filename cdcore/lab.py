@@ -128,6 +128,7 @@ class MotionRun:
                   if np.linalg.norm(centres[i][la] - centres[j][lb]) <= radii[i][la] + radii[j][lb]]
         test = self.config.test
         best = np.inf
+        n_v = n_p = n_q = n_c = n_f = 0  # (the loop runs at least once)
         # a stateless (full) run repeats the frame's queries and keeps the fastest pass: a loaded
         # machine's preemptions (10 ms spikes) would otherwise swamp the cost model
         for rep in range(1 if self.use_front else max(1, repeat)):

@@ -115,10 +115,11 @@ class Primitive:
         if k == CAPSULE:
             return float(r + h)
         if k == BOX or k == ELLIPSOID:
-            return float(np.linalg.norm(self.size)) if k == BOX else float(self.size.max())
+            size = np.asarray(self.size, dtype=np.float64)
+            return float(np.linalg.norm(size)) if k == BOX else float(size.max())
         if k == CYLINDER:
             return float(np.hypot(r, h))
-        return float(np.linalg.norm(self.vertices, axis=1).max())
+        return float(np.linalg.norm(np.asarray(self.vertices, dtype=np.float64), axis=1).max())
 
 
 def _capsule_mesh(r: float, h: float, n_around: int, n_lat: int) -> Mesh:

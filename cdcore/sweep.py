@@ -41,8 +41,10 @@ def connect(client, n_workers: int | None = None):
         return
     if client == "local":
         n = n_workers or max(1, os.cpu_count() or 1)
-        with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as c:
+        # dashboard_address=None: no dashboard (distributed's stub says str)
+        cluster_cm = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                  dashboard_address=None)  # pyright: ignore[reportArgumentType]
+        with cluster_cm as cluster, Client(cluster) as c:
             yield c
         return
     if isinstance(client, str) and client:
@@ -132,6 +134,8 @@ def _sweep(fn, bvh_a, bvh_b, poses_b, client, chunk, out, progress, kwargs):
     if isinstance(chunk, bool) or not isinstance(chunk, (int, np.integer)) or chunk < 1:
         raise ValueError(f"chunk: expected a positive integer, got {chunk!r}")
     kind, src, N = _pose_source(poses_b)
+    N = int(N)  # a dask array's length is known here (``_pose_source`` checks it)
+    tmp = ""
     dtype = np.bool_ if fn.__name__ == "collide_batch" else np.float64
     if out is not None:
         from .bench.output import output_path_problem
@@ -152,7 +156,7 @@ def _sweep(fn, bvh_a, bvh_b, poses_b, client, chunk, out, progress, kwargs):
         else:
             from distributed import as_completed
             with connect(client) as cl:
-                sa, sb = cl.scatter([bvh_a, bvh_b], broadcast=True, hash=False)
+                sa, sb = cl.scatter([bvh_a, bvh_b], broadcast=True, hash=False)  # pyright: ignore  (sync Client: a list)
                 futures, where = [], {}
                 for lo, hi in bounds:
                     if kind == "array":  # in memory: ship the chunk itself
@@ -161,7 +165,7 @@ def _sweep(fn, bvh_a, bvh_b, poses_b, client, chunk, out, progress, kwargs):
                         f = cl.submit(_pose_task, fn, sa, sb, kind, src, lo, hi, kwargs, pure=False)
                     futures.append(f)
                     where[f.key] = (lo, hi)
-                for done, f in enumerate(as_completed(futures), 1):
+                for done, f in enumerate(as_completed(futures), 1):  # pyright: ignore
                     lo, hi = where[f.key]
                     result[lo:hi] = f.result()
                     if progress is not None:
@@ -173,7 +177,7 @@ def _sweep(fn, bvh_a, bvh_b, poses_b, client, chunk, out, progress, kwargs):
                 os.unlink(tmp)
         raise
     if out is not None:
-        result.flush()
+        result.flush()  # pyright: ignore[reportAttributeAccessIssue]  (a memmap)
         del result
         os.replace(tmp, os.fspath(out))
         return np.load(os.fspath(out), mmap_mode="r")

