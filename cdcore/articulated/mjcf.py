@@ -32,6 +32,8 @@ one of its geom pairs is; ``parent_child_pairs()`` gives the weld-parent pairs a
 """
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import warnings
 
@@ -75,6 +77,16 @@ class MJCFRobot(RobotBody):
         (geom name, reason) of collision geoms left out (planes, height fields).
     meshes : {"exact", "hull"}
     """
+    geoms: list
+    geom_mask: np.ndarray
+    default_disabled: list
+    skipped_geoms: list
+    meshes: str
+    body_ids: np.ndarray
+    _geom_link: np.ndarray
+    _geom_local: np.ndarray
+    _weld_parent_pairs: set
+    _packed: Any
 
     def parent_child_pairs(self) -> set:
         """Link index pairs MuJoCo's parent filter removes (weld bodies that are parent and
@@ -155,7 +167,8 @@ def _translate(p) -> np.ndarray:
 
 def _compile(path):
     try:
-        import mujoco
+        import mujoco  # pyright: ignore[reportMissingModuleSource]
+        mujoco: Any = mujoco  # compiled, no type stubs
     except ImportError:
         raise ImportError("load_mjcf needs the mujoco package: pip install 'cdcore[mjcf]'") from None
     fname = os.path.basename(path)
@@ -167,7 +180,8 @@ def _compile(path):
 
 
 def _name(m, objtype, i, prefix):
-    import mujoco
+    import mujoco  # pyright: ignore[reportMissingModuleSource]
+    mujoco: Any = mujoco  # compiled, no type stubs
     n = mujoco.mj_id2name(m, objtype, i)
     return n if n else f"{prefix}{i}"
 
@@ -217,7 +231,8 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
     if primitives not in PRIMITIVE_MODES:
         raise ValueError(f"primitives: expected one of {PRIMITIVE_MODES}, got {primitives!r}")
     exact_prims = primitives == "exact" and mesh_bv in PRIMITIVE_BVS  # other hierarchies: tessellated
-    import mujoco
+    import mujoco  # pyright: ignore[reportMissingModuleSource]
+    mujoco: Any = mujoco  # compiled, no type stubs
 
     fname = os.path.basename(path)
     m = _compile(path)
@@ -317,7 +332,8 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
 
 
 def _model_name(m, fname):
-    import mujoco
+    import mujoco  # pyright: ignore[reportMissingModuleSource]
+    mujoco: Any = mujoco  # compiled, no type stubs
     n = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_MODEL, 0) if hasattr(mujoco.mjtObj, "mjOBJ_MODEL") else None
     return n or os.path.splitext(fname)[0]
 
@@ -331,7 +347,7 @@ def _geom(m, g, gname, t, meshes, li, body):
         va, vn = int(m.mesh_vertadr[k]), int(m.mesh_vertnum[k])
         fa, fn = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
         verts = np.array(m.mesh_vert[va:va + vn], dtype=np.float64)
-        hull = Primitive("convex", (), local, verts, gname)
+        hull = Primitive("convex", np.zeros(0), local, verts, gname)
         if meshes == "hull":
             mesh = tessellate(hull)
             prim = hull
@@ -429,13 +445,15 @@ def _kinematics(m, body_names, fname):
 
 
 def mujoco_obj(kind):
-    import mujoco
+    import mujoco  # pyright: ignore[reportMissingModuleSource]
+    mujoco: Any = mujoco  # compiled, no type stubs
     return {"joint": mujoco.mjtObj.mjOBJ_JOINT, "body": mujoco.mjtObj.mjOBJ_BODY}[kind]
 
 
 def _pair_filter(robot, m, keep):
     """``geom_mask``, ``default_disabled`` and the weld-parent pairs (see the module doc)."""
-    import mujoco
+    import mujoco  # pyright: ignore[reportMissingModuleSource]
+    mujoco: Any = mujoco  # compiled, no type stubs
 
     dsbl = mujoco.mjtDisableBit
     geoms = robot.geoms
