@@ -510,7 +510,10 @@ def test_bench_ctrl_c_exits_130_without_traceback(tmp_path):
     env["XDG_CONFIG_HOME"] = str(tmp_path)
     env["PYTHONUNBUFFERED"] = "1"  # its first line arrives when printed, seconds before the end
     # the full axes table (~5 s on a quiet machine): --quick could finish before the signal
+    # SIG_DFL in the child: a run started in the background (nohup ... &) inherits SIGINT ignored,
+    # and Python then installs no KeyboardInterrupt handler
     p = subprocess.Popen([sys.executable, "-m", "cdcore.bench", "axes"], stdout=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
                          stderr=subprocess.PIPE, text=True, env=env, cwd=ROOT)
     p.stdout.readline()  # it has started working
     time.sleep(0.5)

@@ -67,8 +67,10 @@ os._exit(1)
 
 
 def _app(tmp_path, *argv, **kw):
+    # SIGINT at its default in the child (a background test run passes it on ignored)
     return subprocess.Popen([sys.executable, "-m", "app", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, env=_env(tmp_path), cwd=ROOT, **kw)
+                            text=True, env=_env(tmp_path), cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 
 
 @pytest.mark.gui
