@@ -2,6 +2,7 @@
 minutes and then fail to save) and written atomically (never half-written)."""
 from __future__ import annotations
 
+import io
 import os
 import tempfile
 
@@ -37,21 +38,17 @@ def output_dir_problem(directory: str) -> str | None:
 
 
 def atomic_write(path, write, newline=None) -> None:
-    """``write(fh)`` to a temporary file beside ``path``, then ``os.replace`` it into place."""
-    path = os.path.abspath(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=os.path.dirname(path))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as fh:
-            write(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    """``write(fh)`` (a UTF-8 text file) to a temporary file beside ``path``, then
+    ``os.replace`` it into place (``cdcore.npz_io.atomic_write_bytes``: never half-written)."""
+    from ..npz_io import atomic_write_bytes
+
+    def write_text(raw):
+        text = io.TextIOWrapper(raw, encoding="utf-8", newline=newline)
+        write(text)
+        text.flush()
+        text.detach()  # the bytes writer flushes, syncs and closes the file itself
+
+    atomic_write_bytes(os.path.abspath(path), write_text)
 
 
 def output_file(text: str) -> str:
