@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal as _signal  # (``_main`` imports ``signal`` locally too)
 import sys
 import time
 
@@ -220,10 +221,19 @@ def _main(argv=None) -> int:
     if not has_display():
         print(HEADLESS_HINT, file=sys.stderr)
         return 1
-    from PySide6 import QtWidgets
+    # Ctrl-C while Qt, VTK and pyvista import would interrupt their module set-up half-way
+    # (a broken PySide6 state, then an unrelated traceback): the signal is held until they are in
+    interrupted = []
+    held = _signal.signal(_signal.SIGINT, lambda *_: interrupted.append(True))
+    try:
+        from PySide6 import QtWidgets
 
-    from .main_window import MainWindow
-    from .model import Session
+        from .main_window import MainWindow
+        from .model import Session
+    finally:
+        _signal.signal(_signal.SIGINT, held)
+    if interrupted:
+        raise KeyboardInterrupt
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("bvh-debugger")
