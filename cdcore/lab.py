@@ -20,6 +20,7 @@ import numpy as np
 from . import _layout as L
 from .articulated import brute_force_pairs
 from .bv import BV_TYPES
+from ._kdop_traverse import DEFAULT_REALIGN, REALIGN_METHODS
 from .bvh import build_bvh
 from .collide import collide
 from .front import FrontCache
@@ -30,11 +31,13 @@ SPLIT_NAMES = ("median", "mean", "sah", "volume")
 
 @dataclass(frozen=True)
 class LabConfig:
-    """One configuration: ``bv``, ``test`` (None: the type's default), ``split``, ``leaf_size``."""
+    """One configuration: ``bv``, ``test`` (None: the type's default), ``split``, ``leaf_size``
+    and, for k-DOPs, ``realign`` (None: ``collide``'s default, the paper's "table" method)."""
     bv: str = "obb"
     test: str | None = None
     split: str = "median"
     leaf_size: int = 1
+    realign: str | None = None
 
     def __post_init__(self):
         if self.bv not in BV_TYPES:
@@ -47,23 +50,34 @@ class LabConfig:
         if isinstance(self.leaf_size, bool) or not isinstance(self.leaf_size, (int, np.integer)) \
                 or not 1 <= self.leaf_size <= 64:
             raise ValueError(f"leaf_size: expected an integer 1..64, got {self.leaf_size!r}")
+        if self.realign is not None:
+            if not self.is_kdop:
+                raise ValueError(f"realign: only k-DOP hierarchies are realigned, got bv={self.bv!r}")
+            if self.realign not in REALIGN_METHODS:
+                raise ValueError(f"realign: expected one of {sorted(REALIGN_METHODS)}, got {self.realign!r}")
+
+    @property
+    def is_kdop(self) -> bool:
+        return self.bv.startswith("kdop")
 
     @property
     def label(self) -> str:
-        return f"{self.bv}/{self.test or BV_TYPES[self.bv].tests[0]}/{self.split}/leaf{self.leaf_size}"
+        base = f"{self.bv}/{self.test or BV_TYPES[self.bv].tests[0]}/{self.split}/leaf{self.leaf_size}"
+        return f"{base}/{self.realign or DEFAULT_REALIGN}" if self.is_kdop else base
 
     @classmethod
     def parse(cls, text: str) -> "LabConfig":
-        """From ``bv[:test[:split[:leaf]]]`` (empty fields take the defaults), e.g. ``obb::sah:2``."""
+        """From ``bv[:test[:split[:leaf[:realign]]]]`` (empty fields take the defaults), e.g.
+        ``obb::sah:2`` or ``kdop18::sah:1:all``."""
         parts = text.split(":")
-        if not 1 <= len(parts) <= 4 or not parts[0]:
-            raise ValueError(f"configuration {text!r}: expected bv[:test[:split[:leaf]]]")
-        parts += [""] * (4 - len(parts))
+        if not 1 <= len(parts) <= 5 or not parts[0]:
+            raise ValueError(f"configuration {text!r}: expected bv[:test[:split[:leaf[:realign]]]]")
+        parts += [""] * (5 - len(parts))
         try:
             leaf = int(parts[3]) if parts[3] else 1
         except ValueError:
             raise ValueError(f"configuration {text!r}: leaf size {parts[3]!r} is not an integer") from None
-        return cls(parts[0], parts[1] or None, parts[2] or "median", leaf)
+        return cls(parts[0], parts[1] or None, parts[2] or "median", leaf, parts[4] or None)
 
 
 @dataclass
@@ -102,13 +116,15 @@ class MotionRun:
         self.log = FrameLog()
         self.queried = np.zeros(len(self.pairs), dtype=np.int64)  # queries whose roots overlapped
         self.pair_nv = np.zeros(len(self.pairs), dtype=np.int64)  # their node tests
+        self.costliest = None  # (node tests, link pair index, pose a, pose b) of the costliest query
         self.mismatches = 0
 
     def _cache(self, k):
         fc = self.fronts.get(k)
         if fc is None:
             i, j, la, lb = self.pairs[k]
-            fc = self.fronts[k] = FrontCache(self.trees[i][la], self.trees[j][lb], test=self.config.test)
+            fc = self.fronts[k] = FrontCache(self.trees[i][la], self.trees[j][lb], test=self.config.test,
+                                             realign=self.config.realign)
         return fc
 
     def step(self, frame: int, repeat: int = 1) -> None:
@@ -126,7 +142,7 @@ class MotionRun:
             radii.append(np.array([np.linalg.norm(t.nodes_f[0, L.E0:L.E0 + 3]) for t in trees]))
         active = [k for k, (i, j, la, lb) in enumerate(self.pairs)
                   if np.linalg.norm(centres[i][la] - centres[j][lb]) <= radii[i][la] + radii[j][lb]]
-        test = self.config.test
+        test, realign = self.config.test, self.config.realign
         best = np.inf
         n_v = n_p = n_q = n_c = n_f = 0  # (the loop runs at least once)
         # a stateless (full) run repeats the frame's queries and keeps the fastest pass: a loaded
@@ -143,9 +159,9 @@ class MotionRun:
                     r = fc.collide(pa, pb)
                     n_f += fc.front_size
                 else:
-                    r = collide(ta, pa, tb, pb, test=test, contacts="all")
+                    r = collide(ta, pa, tb, pb, test=test, contacts="all", realign=realign)
                 if self.check:
-                    ref = collide(ta, pa, tb, pb, test=test, contacts="all")
+                    ref = collide(ta, pa, tb, pb, test=test, contacts="all", realign=realign)
                     if not np.array_equal(ref.pairs, r.pairs):
                         self.mismatches += 1
                         raise AssertionError(f"{self.config.label} frame {frame} pair {self.pairs[k]}: "
@@ -159,6 +175,8 @@ class MotionRun:
                 if rep == 0 and st.bv_tests > 1:  # the roots overlapped (the model's condition)
                     self.queried[k] += 1
                     self.pair_nv[k] += st.bv_tests
+                    if self.costliest is None or st.bv_tests > self.costliest[0]:
+                        self.costliest = (st.bv_tests, k, pa.copy(), pb.copy())
             best = min(best, secs)
         secs = best
         log = self.log
@@ -177,6 +195,60 @@ class MotionRun:
         per = self.pair_nv[k] / self.queried[k] if self.queried[k] else 1.0
         return self.trees[i][la], self.trees[j][lb], float(per)
 
+    def realign_slack(self) -> dict:
+        """k-DOPs: ``realign_slack`` of B's tree at the costliest query of the run (empty for
+        other types or when no roots overlapped)."""
+        if not self.config.is_kdop or self.costliest is None:
+            return {}
+        _, k, pa, pb = self.costliest
+        i, j, la, lb = self.pairs[k]
+        return realign_slack(self.trees[j][lb], pa, pb)
+
+
+def _top_nodes(bvh, levels: int) -> list[int]:
+    """The nodes of the first ``levels`` levels (root = level 0), breadth first."""
+    ni = bvh.nodes_i
+    out, level = [], [0]
+    for _ in range(levels):
+        out += level
+        level = [int(c) for n in level if ni[n, L.LEFT] >= 0 for c in (ni[n, L.LEFT], ni[n, L.RIGHT])]
+    return out
+
+
+def realign_slack(bvh_b, pose_a, pose_b, levels: int = 4) -> dict:
+    """Why a k-DOP query descends: how much wider B's k-DOPs are in A's directions, under the
+    relative motion of ``pose_a``/``pose_b``, over B's nodes of the first ``levels`` levels.
+
+    * ``"moved"``: the volume of the exact k-DOP of a node's moved vertices over the volume of
+      the node's own k-DOP (median over the nodes that are not flat): the price of testing only
+      A's k/2 directions, which every realignment method pays (a box test with SAT also tries
+      B's axes). Large for a flat or long B turned away from A's directions.
+    * one entry per realignment method (``cdcore.realign``): the slack that method adds over
+      the exact moved k-DOP, mean slab excess ``((hi' - lo') - (hi - lo)) / widest exact slab``
+      (0: exact).
+    * ``"angle"``: the relative rotation (degrees).
+    """
+    from .realign import METHODS, kdop_volume, looseness, realign_kdop, rotated_exact_kdop
+    pa, pb = np.asarray(pose_a, dtype=np.float64), np.asarray(pose_b, dtype=np.float64)
+    R = pa[:3, :3].T @ pb[:3, :3]
+    t = pa[:3, :3].T @ (pb[:3, 3] - pa[:3, 3])
+    nodes = _top_nodes(bvh_b, levels)
+    exact = {n: rotated_exact_kdop(bvh_b, n, R, t) for n in nodes}
+    k2 = bvh_b.kdop.k // 2
+    growth = []
+    for n in nodes:
+        own = bvh_b.kdop.slabs[n]
+        size = float((own[k2:] - own[:k2]).max())
+        v_own = kdop_volume(own, bvh_b.bv)
+        if v_own > 1e-9 * size ** 3:  # flat nodes (one face) have no volume ratio
+            growth.append(kdop_volume(exact[n], bvh_b.bv) / v_own)
+    out = {"moved": float(np.median(growth)) if growth else 1.0,
+           "angle": float(np.degrees(np.arccos(np.clip((np.trace(R) - 1.0) / 2.0, -1.0, 1.0))))}
+    for m in METHODS:
+        out[m] = float(np.mean([np.mean(looseness(realign_kdop(bvh_b, n, R, t, m), exact[n], bvh_b.bv)["excess"])
+                                for n in nodes]))
+    return out
+
 
 @dataclass
 class LabResult:
@@ -192,6 +264,7 @@ class LabResult:
     predicted_seconds: np.ndarray
     expected_nv: float  # the random-placement model's N_v per query of the busiest pair
     measured_nv: float  # measured N_v per query of that pair (frames where its roots overlapped)
+    realign_slack: dict = field(default_factory=dict)  # k-DOPs: ``realign_slack`` at the costliest query
 
     @property
     def mean_seconds(self) -> float:
@@ -245,7 +318,8 @@ class LabRun:
             exp_nv, _ = expected_tests(ta, tb)
             qual = [tree_quality(max(trees, key=lambda t: t.mesh.n_faces)) for trees in r.trees]
             out.append(LabResult(r.config, log, qual, 1e9 * r.build_seconds / max(1, r.n_triangles), c_v, c_p, c_0,
-                                 r2, log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured))
+                                 r2, log["n_v"] * c_v + log["n_p"] * c_p + log["queries"] * c_0, exp_nv, measured,
+                                 r.realign_slack()))
         return out
 
 
@@ -300,12 +374,41 @@ def verdict(results: list[LabResult]) -> str:
         elif abs(qo.volume_cost / max(qw.volume_cost, 1e-12) - 1) > 0.05:
             tighter = "looser" if qo.volume_cost > qw.volume_cost else "tighter"
             metric.append(f"volume cost {qo.volume_cost:.1f} vs {qw.volume_cost:.1f} ({tighter} volumes)")
+        slack = _realign_words(o)
+        if slack and nv > 1.05:
+            metric.insert(0, slack)
         if o.config.leaf_size != w.config.leaf_size:
             metric.append(f"leaves of up to {o.config.leaf_size} vs {w.config.leaf_size} triangles trade node "
                           f"tests for triangle tests")
         lines.append(f"- {o.config.label}: {ratio:.2f}x slower; " + (", ".join(why) or "similar counts")
                      + ("; " + "; ".join(metric) if metric else "") + ".")
     return "\n".join(lines)
+
+
+# a realigned volume wider than the exact one by this share of the node's size, on average,
+# is called out: beyond it the traversal descends where the exact volumes are well apart
+SLACK_NOTABLE = 0.25
+MOVED_NOTABLE = 1.5  # the same for the volume growth of the exact moved k-DOPs
+
+
+def _realign_words(r: LabResult) -> str:
+    """The verdict's words on why a k-DOP configuration descends (or "")."""
+    sl = r.realign_slack
+    if not sl:
+        return ""
+    used = r.config.realign or DEFAULT_REALIGN
+    words = []
+    if sl["moved"] >= MOVED_NOTABLE:
+        words.append(f"B's k-DOPs moved into A's directions have {sl['moved']:.1f}x their own volume even when "
+                     f"exact (relative rotation {sl['angle']:.0f} deg at the costliest query: a k-DOP test has "
+                     f"only A's directions, SAT also B's axes)")
+    if sl[used] >= SLACK_NOTABLE:
+        text = f"the '{used}' realignment adds {sl[used]:.2f} of their size on top"
+        best = min((m for m in REALIGN_METHODS), key=lambda m: sl[m])
+        if best != used and sl[best] < 0.5 * sl[used]:
+            text += f" (realign='{best}' adds {sl[best]:.2f}: try it)"
+        words.append(text)
+    return "; ".join(words)
 
 
 # ---- the front cache against full traversals ---------------------------------------------
@@ -371,5 +474,5 @@ def compare_front(scene, config: LabConfig, frames: int | None = None, check: bo
     return job.result()
 
 
-__all__ = ["LabConfig", "MotionRun", "LabResult", "LabRun", "run_lab", "verdict", "FrontComparison", "FrontRun",
-           "compare_front"]
+__all__ = ["LabConfig", "MotionRun", "realign_slack", "LabResult", "LabRun", "run_lab", "verdict",
+           "FrontComparison", "FrontRun", "compare_front"]

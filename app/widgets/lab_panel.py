@@ -25,7 +25,8 @@ class LabPanel(QtWidgets.QWidget):
         lay.setContentsMargins(2, 2, 2, 2)
         row = QtWidgets.QHBoxLayout()
         self.configs = QtWidgets.QLineEdit(DEFAULT, objectName="labConfigs", toolTip=(
-            "2-8 configurations bv[:test[:split[:leaf]]], separated by spaces; split: median, mean, sah, volume"))
+            "2-8 configurations bv[:test[:split[:leaf[:realign]]]], separated by spaces; split: median, mean, sah, "
+            "volume; realign (k-DOPs): table, all, major, table_angle"))
         self.frames = QtWidgets.QSpinBox(objectName="labFrames", minimum=2, maximum=2000, value=120,
                                          toolTip="frames of the scene's motion to run")
         self.run_btn = QtWidgets.QPushButton("Run lab", objectName="labRun")

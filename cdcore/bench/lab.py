@@ -2,7 +2,7 @@
 
 Three reports, each measured in one run with the configurations interleaved frame by frame:
 
-* (default) 2-8 configurations ``bv[:test[:split[:leaf]]]`` over one scene's motion: per frame
+* (default) 2-8 configurations ``bv[:test[:split[:leaf[:realign]]]]`` over one scene's motion: per frame
   the node tests N_v, triangle tests N_p and query time; per configuration the build time per
   triangle (beside python-fcl's OBBRSS build when it is installed), the tree-quality numbers
   (``cdcore.quality``: SAH and volume cost, EPO, sibling overlap, height), the cost model
@@ -32,7 +32,7 @@ from .output import atomic_write, output_path_problem
 
 NAME = "lab"
 DEFAULT_CONFIGS = ("aabb:sat15:median:1", "aabb:sat15:sah:1", "obb:sat15:median:1", "obb:sat15:sah:1",
-                   "obb_sphere:sphere5:sah:1", "kdop18:slab:sah:1")
+                   "obb_sphere:sphere5:sah:1", "kdop18:slab:sah:1:table", "kdop18:slab:sah:1:all")
 FRONT_SCENES = ("rigid-torus", "chains-6to1", "hand-ball", "deform-wave")
 RIGID_SCENES = ("rigid-torus", "rigid-torus-20k", "rigid-slender", "rigid-teapot-like")
 
@@ -43,7 +43,7 @@ def add_parser(subparsers):
                               formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--scene", default="hand-ball", help="scene name or JSON path (default hand-ball)")
     p.add_argument("--frames", type=int, default=120, help="frames of the motion (default 120)")
-    p.add_argument("--config", action="append", metavar="BV[:TEST[:SPLIT[:LEAF]]]",
+    p.add_argument("--config", action="append", metavar="BV[:TEST[:SPLIT[:LEAF[:REALIGN]]]]",
                    help=f"a configuration (2-8; repeat the option); default: {' '.join(DEFAULT_CONFIGS)}")
     p.add_argument("--front", action="store_true", help="compare full traversals with the front cache")
     p.add_argument("--front-scenes", nargs="+", default=list(FRONT_SCENES), metavar="SCENE")
@@ -159,16 +159,19 @@ def run_configs(args, configs) -> dict:
                      f"{r.mean_np:.0f}", f"{r.mean_seconds * 1e3:.3f}", f"{r.c_v * 1e9:.1f}", f"{r.c_p * 1e9:.1f}",
                      f"{r.c_0 * 1e6:.2f}",
                      f"{r.r2:.2f}", f"{r.expected_nv:.0f}/{r.measured_nv:.0f}", f"{q.sah_cost:.1f}",
-                     f"{q.volume_cost:.2f}", f"{q.epo:.1f}", f"{q.sibling_overlap:.3f}", q.height])
+                     f"{q.volume_cost:.2f}", f"{q.epo:.1f}", f"{q.sibling_overlap:.3f}", q.height, _slack(r)])
     print(table(["configuration", "build ns/tri", "fcl ns/tri", "N_v/frame", "N_p/frame", "ms/frame", "C_v ns",
-                 "C_p ns", "C_0 us", "R^2", "E[N_v]/meas", "SAH", "vol", "EPO", "overlap", "height"], rows))
+                 "C_p ns", "C_0 us", "R^2", "E[N_v]/meas", "SAH", "vol", "EPO", "overlap", "height", "realign"],
+                rows))
     print("\nN_v, N_p, ms: means per frame over the motion (link pairs whose root spheres overlap, all contacts).\n"
           "C_v, C_p, C_0: the cost model T = N_v C_v + N_p C_p (+ N_queries C_0) fitted to the frames; R^2 how "
           "well it predicts them.\n"
           "E[N_v]/meas: node tests per query (roots overlapping) of the costliest link pair, random-placement "
           "model / measured.\n"
           "Quality (first body's largest link tree): SAH and volume cost, EPO (sampled), sibling overlap "
-          "(V(L∩R)/V(root)).\n")
+          "(V(L∩R)/V(root)).\n"
+          "realign (k-DOPs, B's top levels at the costliest query): volume of the exact moved k-DOPs / their own "
+          "(x), + the slack the realignment method adds on top (mean slab excess, in node sizes).\n")
     text = verdict(results)
     print("Verdict:\n" + text)
     if args.png:
@@ -177,7 +180,14 @@ def run_configs(args, configs) -> dict:
     return {"scene": scene.name, "frames": args.frames, "verdict": text, "fcl_build_ns_per_tri": fcl_ns,
             "configs": [{"label": r.config.label, **r.log, "c_v": r.c_v, "c_p": r.c_p, "c_0": r.c_0, "r2": r.r2,
                          "expected_nv": r.expected_nv, "measured_nv": r.measured_nv,
-                         "quality": r.quality[0].as_row()} for r in results]}
+                         "quality": r.quality[0].as_row(), "realign_slack": r.realign_slack} for r in results]}
+
+
+def _slack(r) -> str:
+    from .._kdop_traverse import DEFAULT_REALIGN
+    used = r.config.realign or DEFAULT_REALIGN
+    sl = r.realign_slack
+    return f"{sl['moved']:.1f}x+{sl[used]:.2f}" if sl else "-"
 
 
 def _save_png(fig, path):
