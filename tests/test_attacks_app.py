@@ -68,7 +68,8 @@ os._exit(1)
 
 def _app(tmp_path, *argv, **kw):
     # SIGINT at its default in the child (a background test run passes it on ignored)
-    return subprocess.Popen([sys.executable, "-m", "app", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    kw.setdefault("stderr", subprocess.PIPE)
+    return subprocess.Popen([sys.executable, "-m", "app", *argv], stdout=subprocess.PIPE,
                             text=True, env=_env(tmp_path), cwd=ROOT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
 
@@ -155,19 +156,20 @@ def test_app_signal_in_every_phase_exits_cleanly(tmp_path, phase, sig, marker, a
     extra = [str(tmp_path / x) if x.endswith((".csv", ".png")) else x for x in extra]
     frames = "3" if phase == "loop" else "100000"
     argv = ["--scene", "hand-ball", "--frames", frames, "--report-startup", *extra]
-    p = _app(tmp_path, *argv, *(() if phase == "loop" else ("--quit",)))
+    with open(tmp_path / "stderr.txt", "w") as err_file:  # a file: a hung child cannot block the reads
+        p = _app(tmp_path, *argv, *(() if phase == "loop" else ("--quit",)), stderr=err_file)
     lines = []
     try:
         assert _read_until(p, lines, marker, 300), ("never reached", marker, lines, p.poll())
         time.sleep(after)
         p.send_signal(getattr(signal, "SIG" + sig))
-        _read_until(p, lines, "\0", 120)  # the rest of stdout (until the child closes it)
-        err = p.stderr.read()
-        code = p.wait(timeout=60)
+        code = p.wait(timeout=120)  # a child that ignores the signal fails here (hang)
+        _read_until(p, lines, "\0", 10)  # the rest of stdout
     finally:
         if p.poll() is None:
             p.kill()
             p.wait()
+    err = (tmp_path / "stderr.txt").read_text()
     out = "".join(lines)
     word = {"INT": "interrupted", "TERM": "terminated", "HUP": "hung up"}[sig]
     assert code == 128 + getattr(signal, "SIG" + sig), (code, err[-1500:])
