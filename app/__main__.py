@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal as _signal  # (``_main`` imports ``signal`` locally too)
+import signal as _signal
 import sys
 import time
 
@@ -197,17 +197,110 @@ def restorable(ref_json, legacy_name=None) -> dict | None:
     return None
 
 
-def main(argv=None) -> int:
-    """Parse ``argv`` and run; Ctrl-C (while loading a scene, before the event loop) exits
-    130 without a traceback."""
+class Stop:
+    """Ctrl-C (SIGINT), SIGTERM (``timeout``, ``kill``) and SIGHUP (the terminal closed) while
+    the app runs. The handler only records the signal: a ``KeyboardInterrupt`` raised
+    wherever Python happens to run would land inside a Qt virtual, a VTK observer or a
+    ``__del__`` called from C++, where it is printed and swallowed (the run went on: a hang)
+    or leaves a half-built widget or import behind (an ImportError traceback, a segfault
+    in the first paint). ``_main`` polls the flag at points where stopping is safe and
+    shuts down in order: the frame loop ends, the recording is closed (its sidecar says
+    why), the window and its render window are closed, then the exit code is 128 + signal.
+
+    A second signal while a scene builds on the worker thread quits at once (nothing is
+    being written then; a normal exit would tear the interpreter and LLVM's statics down
+    under a thread still compiling)."""
+
+    NAMES = {"SIGINT": "interrupted", "SIGTERM": "terminated", "SIGHUP": "hung up"}
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.on_signal = None  # called (from the Python-level handler) after each signal
+        self.hard_exit = False  # a second signal exits at once (set while a scene builds)
+        self.cleanup = []  # run before such an exit
+        self._previous: dict[int, object] = {}
+
+    def install(self) -> Stop:
+        for name in self.NAMES:
+            sig = getattr(_signal, name, None)
+            if sig is not None:
+                self._previous[sig] = _signal.signal(sig, self._handle)
+        return self
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            _signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum, _frame) -> None:
+        second = self.signum is not None
+        if not second:
+            self.signum = signum
+        if second and self.hard_exit:
+            for fn in self.cleanup:
+                fn()
+            _say(f"\n{self.message} (while building the scene: quit at once)")
+            os._exit(self.code)
+        if not second and self.hard_exit:
+            _say(f"\n{self.message}: stopping once the scene is built (press Ctrl-C again to quit at once)")
+        if self.on_signal is not None:
+            self.on_signal()
+
+    def __bool__(self) -> bool:
+        return self.signum is not None
+
+    @property
+    def code(self) -> int:
+        return 128 + int(self.signum or _signal.SIGINT)
+
+    @property
+    def message(self) -> str:
+        name = _signal.Signals(self.signum or _signal.SIGINT).name
+        return self.NAMES.get(name, name.lower())
+
+    @property
+    def reason(self) -> str:
+        """The recording sidecar's ``stop_reason``."""
+        name = _signal.Signals(self.signum or _signal.SIGINT).name
+        return f"{self.message} ({'Ctrl-C' if name == 'SIGINT' else name})"
+
+
+def _say(text: str) -> None:
+    """A message on stderr that never fails (the terminal may be gone after SIGHUP)."""
     try:
-        return _main(argv)
-    except KeyboardInterrupt:
-        print("\ninterrupted", file=sys.stderr)
+        print(text, file=sys.stderr, flush=True)
+    except (OSError, ValueError, RuntimeError):  # closed or reentrant stream
+        pass
+
+
+def main(argv=None) -> int:
+    """Parse ``argv`` and run; Ctrl-C / SIGTERM / SIGHUP end the run in order (see ``Stop``)
+    and exit 128 + the signal (130 for Ctrl-C) with one line on stderr, no traceback."""
+    stop = Stop()
+    try:
+        return _main(argv, stop)
+    except KeyboardInterrupt:  # a Ctrl-C before the handler was installed
+        stop.signum = stop.signum or _signal.SIGINT
+        _say("\ninterrupted")
         return 130
+    finally:
+        stop.restore()
 
 
-def _main(argv=None) -> int:
+def _stopped(stop: Stop, win=None, app=None, say: bool = True) -> int:
+    """Leave in order after a signal: the window (its frame timer, recording, render window)
+    closed, pending Qt events run, then 128 + signal."""
+    if win is not None:
+        win.close()
+        if app is not None:
+            app.processEvents()
+    if say:
+        _say(stop.message)
+    return stop.code
+
+
+def _main(argv=None, stop: Stop | None = None) -> int:
+    stop = stop if stop is not None else Stop()
     args = build_parser().parse_args(argv)
     if args.list:
         from cdcore.scenes import list_scenes
@@ -221,19 +314,18 @@ def _main(argv=None) -> int:
     if not has_display():
         print(HEADLESS_HINT, file=sys.stderr)
         return 1
-    # Ctrl-C while Qt, VTK and pyvista import would interrupt their module set-up half-way
-    # (a broken PySide6 state, then an unrelated traceback): the signal is held until they are in
-    interrupted = []
-    held = _signal.signal(_signal.SIGINT, lambda *_: interrupted.append(True))
-    try:
-        from PySide6 import QtWidgets
+    # from here on a signal only sets the flag (see Stop), also while Qt, VTK and pyvista
+    # import (interrupted half-way they leave a broken module state and an unrelated traceback)
+    stop.install()
+    if args.report_startup:
+        print(f"started {time.time():.6f}", flush=True)
+    from PySide6 import QtWidgets
+    import pyvistaqt  # noqa: F401 - imported here, with the signals held, not half-way in MainWindow
 
-        from .main_window import MainWindow
-        from .model import Session
-    finally:
-        _signal.signal(_signal.SIGINT, held)
-    if interrupted:
-        raise KeyboardInterrupt
+    from .main_window import MainWindow
+    from .model import Session
+    if stop:
+        return _stopped(stop)
 
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("bvh-debugger")
@@ -253,7 +345,8 @@ def _main(argv=None) -> int:
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
-    win = MainWindow(session, settings=script_settings() if scripted else None)
+    settings = script_settings(stop) if scripted else None
+    win = MainWindow(session, settings=settings)
     if args.size is not None:
         win.resize(*size)
     hp = win.hierarchy_panel
@@ -266,21 +359,18 @@ def _main(argv=None) -> int:
         hp.hi.setValue(hi)
     elif args.leaves:
         hp.mode.setCurrentText("leaves")
+    if stop:
+        return _stopped(stop, win, app)
     win.show()
     app.processEvents()
     if args.report_startup:  # the window is on screen (a cold numba cache compiles after this)
         print(f"window-shown {time.time():.6f}", flush=True)
+    if stop:
+        return _stopped(stop, win, app)
     ref = startup_ref(args, win.settings, scripted)
-    # Ctrl-C while loading: KeyboardInterrupt (main() exits 130); raised inside a Qt slot it
-    # would be printed and swallowed, so the flag re-raises it once the load returns
-    import signal
-    interrupted = []
-
-    def on_sigint(*_):
-        interrupted.append(True)
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, on_sigint)
+    # the scene builds on a worker thread (the window keeps painting); a signal is acted on
+    # once it is built: exiting under a thread that may be compiling is not safe
+    stop.hard_exit = True
     try:
         if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
             _open_file(win, session, args)
@@ -291,7 +381,7 @@ def _main(argv=None) -> int:
             try:
                 win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
             except Exception as exc:  # noqa: BLE001 - a remembered scene must never break a launch
-                if not restored:
+                if not restored or stop:
                     raise
                 print(f"warning: the last scene cannot be opened ({exc}); opening {DEFAULT_SCENE}",
                       file=sys.stderr)
@@ -299,6 +389,9 @@ def _main(argv=None) -> int:
                 win.settings.remove("last_scene_ref")
                 win.load_in_background({"scene": DEFAULT_SCENE})
     except Exception as exc:  # noqa: BLE001 - any failure to load: a message, never a traceback
+        stop.hard_exit = False
+        if stop:
+            return _stopped(stop, win, app)
         if scripted:
             kind = "" if isinstance(exc, (OSError, ValueError)) else f"{type(exc).__name__}: "
             print(f"error: {kind}{exc}", file=sys.stderr)
@@ -306,23 +399,61 @@ def _main(argv=None) -> int:
             return 2
         from .widgets.errors import show_error
         show_error(win, "Load scene", exc)
-    if interrupted:
-        raise KeyboardInterrupt
-    signal.signal(signal.SIGINT, previous)
+    stop.hard_exit = False
+    if stop:
+        return _stopped(stop, win, app)
     if args.report_startup:
         win.plotter.render()
         app.processEvents()
         print(f"first-window {time.time():.6f}", flush=True)
     if scripted and session.scene is not None:
-        code = run_script(app, win, session, args)
+        code = run_script(app, win, session, args, stop)
+        if stop:  # when it returns the signal's code, run_script said where it stopped
+            return _stopped(stop, win, app, say=code != stop.code)
         if args.quit:
             win.close()
             app.processEvents()
             return code
-    return app.exec()
+    return _exec(app, win, stop)
 
 
-def script_settings():
+def _exec(app, win, stop: Stop) -> int:
+    """The event loop; a signal closes the window (settings saved, recording closed) from
+    the loop itself, not from inside whatever callback the handler interrupted. Qt's loop
+    runs no Python while idle, so the C-level handler wakes it through a socket."""
+    import socket
+
+    from PySide6 import QtCore
+    rsock, wsock = socket.socketpair()
+    rsock.setblocking(False)
+    wsock.setblocking(False)
+    old_fd = _signal.set_wakeup_fd(wsock.fileno(), warn_on_full_buffer=False)
+
+    def drain():
+        try:
+            while rsock.recv(64):
+                pass
+        except OSError:
+            pass
+
+    notifier = QtCore.QSocketNotifier(rsock.fileno(), QtCore.QSocketNotifier.Type.Read)
+    notifier.activated.connect(drain)  # Python runs: the handler (queued by the signal) runs first
+    stop.on_signal = lambda: QtCore.QTimer.singleShot(0, win.close)
+    try:
+        code = app.exec()
+    finally:
+        stop.on_signal = None
+        notifier.setEnabled(False)
+        _signal.set_wakeup_fd(old_fd)
+        rsock.close()
+        wsock.close()
+    if stop:
+        _say(stop.message)
+        return stop.code
+    return code
+
+
+def script_settings(stop: Stop | None = None):
     """A scripted run's own, empty settings file (removed at exit): it must neither read
     the user's last scene, geometry and docks (reproducible from its command line) nor
     leave its own for the next interactive launch."""
@@ -333,6 +464,8 @@ def script_settings():
     from PySide6 import QtCore
     d = tempfile.mkdtemp(prefix="bvh-debugger-script-")
     atexit.register(shutil.rmtree, d, True)
+    if stop is not None:  # also on an exit at once (os._exit skips atexit)
+        stop.cleanup.append(lambda: shutil.rmtree(d, True))
     return QtCore.QSettings(os.path.join(d, "settings.ini"), QtCore.QSettings.Format.IniFormat)
 
 
@@ -366,7 +499,7 @@ def load_last_scene(session, settings) -> None:
     session.load_scene(DEFAULT_SCENE, frames=None)
 
 
-def _scripted_audit(app, win, args) -> int:
+def _scripted_audit(app, win, args, stop: Stop | None = None) -> int:
     """``--audit N [--audit-pair A:B]``: run the audit, show the matrix, click a cell."""
     m, panel = win.audit_model, win.audit_panel
     if m.body is None:
@@ -380,8 +513,13 @@ def _scripted_audit(app, win, args) -> int:
     panel.samples.setValue(args.audit)
     panel._run()
     while m.running:
+        if stop:
+            m.cancel()
         m.wait(0.05)
         app.processEvents()
+    if stop:
+        _say(f"{stop.message} during the audit")
+        return stop.code
     panel._poll()
     if m.state != "done":
         print(f"error: audit {m.state}", file=sys.stderr)
@@ -402,11 +540,17 @@ def _scripted_audit(app, win, args) -> int:
     return 0
 
 
-def run_script(app, win, session, args) -> int:
+def run_script(app, win, session, args, stop: Stop | None = None) -> int:
     """Run the requested frames in the real window, recording and screenshotting.
-    Ctrl-C stops the run between frames (the recording is closed, its sidecar says so)
-    and returns 130; a recording write error stops the run and returns 1."""
-    import signal
+    A signal (``stop``, see ``Stop``) ends the run between frames (the recording is closed,
+    its sidecar says why) and returns 128 + signal; a recording write error stops the run
+    and returns 1."""
+    if stop is None:  # called on its own (tests): signals set the flag for the run's length
+        stop = Stop().install()
+        try:
+            return run_script(app, win, session, args, stop)
+        finally:
+            stop.restore()
     if args.record:
         try:
             session.start_recording(args.record)
@@ -414,38 +558,34 @@ def run_script(app, win, session, args) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 2
     n = args.frames if args.frames is not None else 1
-    interrupted = []
-    # a flag, not KeyboardInterrupt: raised inside a Qt slot it would be printed and swallowed
-    previous = signal.signal(signal.SIGINT, lambda *_: interrupted.append(True))
     session.playing = True  # panels behave as during playback; the window's own timer stays off
     session.reset_fps_clock()
     first = len(session.history)
     try:
         done = 0
         for k in range(n):
-            if interrupted or (args.record and session.recorder is None):
+            if stop or (args.record and session.recorder is None):
                 break
             session.goto(k % session.n_frames)
             app.processEvents()
             done += 1
     finally:
-        signal.signal(signal.SIGINT, previous)
         session.set_playing(False)  # the stepper and the status bar show the paused frame
     app.processEvents()
     if args.record:
         if session.record_error is not None:
             print(f"error: recording stopped: {session.record_error}", file=sys.stderr)
             return 1
-        sidecar = session.stop_recording("interrupted (Ctrl-C)" if interrupted else None)
+        sidecar = session.stop_recording(stop.reason if stop else None)
         print(f"recorded {session_rows(sidecar)} frames to {args.record} (+ {os.path.basename(sidecar)})")
-    if interrupted:
-        print(f"interrupted after {done} of {n} frames", file=sys.stderr)
-        return 130
+    if stop:
+        _say(f"{stop.message} after {done} of {n} frames")
+        return stop.code
     if args.focus_pair:
         focus_first_separated_pair(win)
     if args.audit:
-        code = _scripted_audit(app, win, args)
-        if code:
+        code = _scripted_audit(app, win, args, stop)
+        if code or stop:
             return code
     if getattr(args, "contacts", False) or getattr(args, "verdict", False):
         from PySide6 import QtWidgets
