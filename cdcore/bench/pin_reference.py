@@ -95,6 +95,11 @@ class PinocchioRobot:
             flat = normalised_mjcf(path, os.path.join(d, "model.xml"))
             model = pin.buildModelFromMJCF(flat)
             gmodel = pin.buildGeomFromMJCF(model, flat, pin.COLLISION)
+        names = set(body.joint_values(np.zeros(body.n_dofs)))
+        other = [model.names[j] for j in range(1, model.njoints) if model.names[j] not in names]
+        if other:  # pinocchio merges a body's several joints into one composite joint
+            raise ValueError(f"pinocchio's joints {other} are not the model's hinge/slide joints (bodies with "
+                             f"several joints, ball or free joints): no joint-by-joint reference")
         self = cls.__new__(cls)
         self._setup(pin, body, model, gmodel, mask)
         return self
