@@ -463,7 +463,7 @@ class MainWindow(QtWidgets.QMainWindow):
         m = self.menuBar().addMenu("&File")
         self.act_open = m.addAction("&Open mesh…", self.open_mesh_dialog, QtGui.QKeySequence.StandardKey.Open)
         self.act_scene = m.addAction("Open scene &file…", self.open_scene_dialog)
-        self.act_robot = m.addAction("Open &robot (URDF)…", lambda: ra.open_robot_dialog(self))
+        self.act_robot = m.addAction("Open &robot (URDF, MJCF)…", lambda: ra.open_robot_dialog(self))
         self.act_trajectory = m.addAction("Open &trajectory…", lambda: ra.open_trajectory_dialog(self))
         self.act_query = m.addAction("Open saved &query…", lambda: ra.open_query_dialog(self))
         self.recent_menu = m.addMenu("Open r&ecent")
@@ -671,7 +671,7 @@ class MainWindow(QtWidgets.QMainWindow):
         paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
         scenes = [p for p in paths if p.lower().endswith(".json")]
         from .widgets.robot_actions import open_query_file, open_robot_file
-        if paths and paths[0].lower().endswith(".urdf"):
+        if paths and paths[0].lower().endswith((".urdf", ".xml")):  # a URDF or an MJCF robot
             open_robot_file(self, paths[0])
         elif paths and paths[0].lower().endswith(".npz"):
             open_query_file(self, paths[0])

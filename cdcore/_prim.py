@@ -258,12 +258,14 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
     return value is an upper bound <= stop) or > ``stop`` (a lower bound > stop); ``stop``
     < 0: to convergence. Witness points (world) go into ``wa``, ``wb`` (3,) each. Returns 0
     when the cores overlap (witnesses then meaningless)."""
-    W = np.empty((4, 3))
-    A = np.empty((4, 3))
-    B = np.empty((4, 3))
-    lam = np.zeros(4)
-    p = np.empty(3)
-    q = np.empty(3)
+    buf = np.empty(46)  # one allocation, not six: GJK runs per primitive pair
+    W = buf[0:12].reshape((4, 3))
+    A = buf[12:24].reshape((4, 3))
+    B = buf[24:36].reshape((4, 3))
+    lam = buf[36:40]
+    lam[:] = 0.0
+    p = buf[40:43]
+    q = buf[43:46]
     _center(ka, pa, va, a0, a1, p)
     _center(kb, pb, vb, b0, b1, q)
     vx, vy, vz = p[0] - q[0], p[1] - q[1], p[2] - q[2]
@@ -329,13 +331,11 @@ def gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, stop, wa, wb):
 
 # ---- closed forms --------------------------------------------------------------------------
 
-@njit(cache=True)
-def segment_segment(p1, q1, p2, q2, c1, c2):
-    """Closest points (into c1, c2) of segments p1q1 and p2q2; returns the distance
-    (Ericson 5.1.9, degenerate segments handled)."""
-    d1x, d1y, d1z = q1[0] - p1[0], q1[1] - p1[1], q1[2] - p1[2]
-    d2x, d2y, d2z = q2[0] - p2[0], q2[1] - p2[1], q2[2] - p2[2]
-    rx, ry, rz = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+@njit(cache=True, inline="always")
+def _segseg_params(d1x, d1y, d1z, d2x, d2y, d2z, rx, ry, rz):
+    """Parameters (s, t) of the closest points p1 + s d1, p2 + t d2 of two segments, r =
+    p1 - p2 (Ericson 5.1.9, degenerate segments handled). Scalars: a kernel that called
+    this per primitive pair with (3,) arrays spent most of its time allocating them."""
     a = d1x * d1x + d1y * d1y + d1z * d1z
     e = d2x * d2x + d2y * d2y + d2z * d2z
     f = d2x * rx + d2y * ry + d2z * rz
@@ -360,11 +360,39 @@ def segment_segment(p1, q1, p2, q2, c1, c2):
             elif t > 1.0:
                 t = 1.0
                 s = min(1.0, max(0.0, (b - c) / a))
+    return s, t
+
+
+@njit(cache=True)
+def segment_segment(p1, q1, p2, q2, c1, c2):
+    """Closest points (into c1, c2) of segments p1q1 and p2q2; returns the distance
+    (Ericson 5.1.9, degenerate segments handled)."""
+    s, t = _segseg_params(q1[0] - p1[0], q1[1] - p1[1], q1[2] - p1[2], q2[0] - p2[0], q2[1] - p2[1],
+                          q2[2] - p2[2], p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2])
     for k in range(3):
         c1[k] = p1[k] + s * (q1[k] - p1[k])
         c2[k] = p2[k] + t * (q2[k] - p2[k])
     dx, dy, dz = c1[0] - c2[0], c1[1] - c2[1], c1[2] - c2[2]
     return np.sqrt(dx * dx + dy * dy + dz * dz)
+
+
+@njit(cache=True)
+def _round_round_hit(ka, sa, pa, kb, sb, pb):
+    """Closed form, no arrays: whether two spheres/capsules meet (core segments' distance
+    <= r_a + r_b). The same arithmetic as ``_axis_segment`` + ``segment_segment``."""
+    ha = sa[1] if ka == CAPSULE else 0.0
+    hb = sb[1] if kb == CAPSULE else 0.0
+    p1x, p1y, p1z = pa[0, 3] - ha * pa[0, 2], pa[1, 3] - ha * pa[1, 2], pa[2, 3] - ha * pa[2, 2]
+    q1x, q1y, q1z = pa[0, 3] + ha * pa[0, 2], pa[1, 3] + ha * pa[1, 2], pa[2, 3] + ha * pa[2, 2]
+    p2x, p2y, p2z = pb[0, 3] - hb * pb[0, 2], pb[1, 3] - hb * pb[1, 2], pb[2, 3] - hb * pb[2, 2]
+    q2x, q2y, q2z = pb[0, 3] + hb * pb[0, 2], pb[1, 3] + hb * pb[1, 2], pb[2, 3] + hb * pb[2, 2]
+    d1x, d1y, d1z = q1x - p1x, q1y - p1y, q1z - p1z
+    d2x, d2y, d2z = q2x - p2x, q2y - p2y, q2z - p2z
+    s, t = _segseg_params(d1x, d1y, d1z, d2x, d2y, d2z, p1x - p2x, p1y - p2y, p1z - p2z)
+    dx = (p1x + s * d1x) - (p2x + t * d2x)
+    dy = (p1y + s * d1y) - (p2y + t * d2y)
+    dz = (p1z + s * d1z) - (p2z + t * d2z)
+    return np.sqrt(dx * dx + dy * dy + dz * dz) <= sa[0] + sb[0]
 
 
 @njit(cache=True)
@@ -441,48 +469,82 @@ def _sphere_box_hit(r, c, size, pose):
 def _box_box_hit(sa, pa, sb, pb):
     """Exact separating-axis test of two solid boxes (Gottschalk et al. 1996: 3 face axes
     of A, 3 of B, 9 edge cross products); touching boxes are not separated. No epsilon:
-    parallel edges give a zero cross-product axis, on which the test cannot separate."""
-    C = np.empty((3, 3))
-    AC = np.empty((3, 3))
-    T = np.empty(3)
+    parallel edges give a zero cross-product axis, on which the test cannot separate.
+    Unrolled on scalars (C = A^T B, T = A^T (tb - ta)): no arrays to allocate per pair."""
     dx, dy, dz = pb[0, 3] - pa[0, 3], pb[1, 3] - pa[1, 3], pb[2, 3] - pa[2, 3]
-    for r in range(3):
-        T[r] = pa[0, r] * dx + pa[1, r] * dy + pa[2, r] * dz
-        for c in range(3):
-            v = pa[0, r] * pb[0, c] + pa[1, r] * pb[1, c] + pa[2, r] * pb[2, c]
-            C[r, c] = v
-            AC[r, c] = abs(v)
-    for r in range(3):  # A's face normals
-        if abs(T[r]) > sa[r] + sb[0] * AC[r, 0] + sb[1] * AC[r, 1] + sb[2] * AC[r, 2]:
-            return False
-    for c in range(3):  # B's face normals
-        t = T[0] * C[0, c] + T[1] * C[1, c] + T[2] * C[2, c]
-        if abs(t) > sa[0] * AC[0, c] + sa[1] * AC[1, c] + sa[2] * AC[2, c] + sb[c]:
-            return False
-    for i in range(3):  # edge-edge axes A_i x B_j
-        i1, i2 = (i + 1) % 3, (i + 2) % 3
-        for j in range(3):
-            j1, j2 = (j + 1) % 3, (j + 2) % 3
-            if abs(T[i2] * C[i1, j] - T[i1] * C[i2, j]) > (sa[i1] * AC[i2, j] + sa[i2] * AC[i1, j]
-                                                          + sb[j1] * AC[i, j2] + sb[j2] * AC[i, j1]):
-                return False
+    t0 = pa[0, 0] * dx + pa[1, 0] * dy + pa[2, 0] * dz
+    c00 = pa[0, 0] * pb[0, 0] + pa[1, 0] * pb[1, 0] + pa[2, 0] * pb[2, 0]
+    m00 = abs(c00)
+    c01 = pa[0, 0] * pb[0, 1] + pa[1, 0] * pb[1, 1] + pa[2, 0] * pb[2, 1]
+    m01 = abs(c01)
+    c02 = pa[0, 0] * pb[0, 2] + pa[1, 0] * pb[1, 2] + pa[2, 0] * pb[2, 2]
+    m02 = abs(c02)
+    t1 = pa[0, 1] * dx + pa[1, 1] * dy + pa[2, 1] * dz
+    c10 = pa[0, 1] * pb[0, 0] + pa[1, 1] * pb[1, 0] + pa[2, 1] * pb[2, 0]
+    m10 = abs(c10)
+    c11 = pa[0, 1] * pb[0, 1] + pa[1, 1] * pb[1, 1] + pa[2, 1] * pb[2, 1]
+    m11 = abs(c11)
+    c12 = pa[0, 1] * pb[0, 2] + pa[1, 1] * pb[1, 2] + pa[2, 1] * pb[2, 2]
+    m12 = abs(c12)
+    t2 = pa[0, 2] * dx + pa[1, 2] * dy + pa[2, 2] * dz
+    c20 = pa[0, 2] * pb[0, 0] + pa[1, 2] * pb[1, 0] + pa[2, 2] * pb[2, 0]
+    m20 = abs(c20)
+    c21 = pa[0, 2] * pb[0, 1] + pa[1, 2] * pb[1, 1] + pa[2, 2] * pb[2, 1]
+    m21 = abs(c21)
+    c22 = pa[0, 2] * pb[0, 2] + pa[1, 2] * pb[1, 2] + pa[2, 2] * pb[2, 2]
+    m22 = abs(c22)
+    a0, a1, a2 = sa[0], sa[1], sa[2]
+    b0, b1, b2 = sb[0], sb[1], sb[2]
+    # A's face normals
+    if abs(t0) > a0 + b0 * m00 + b1 * m01 + b2 * m02:
+        return False
+    if abs(t1) > a1 + b0 * m10 + b1 * m11 + b2 * m12:
+        return False
+    if abs(t2) > a2 + b0 * m20 + b1 * m21 + b2 * m22:
+        return False
+    # B's face normals
+    if abs(t0 * c00 + t1 * c10 + t2 * c20) > a0 * m00 + a1 * m10 + a2 * m20 + b0:
+        return False
+    if abs(t0 * c01 + t1 * c11 + t2 * c21) > a0 * m01 + a1 * m11 + a2 * m21 + b1:
+        return False
+    if abs(t0 * c02 + t1 * c12 + t2 * c22) > a0 * m02 + a1 * m12 + a2 * m22 + b2:
+        return False
+    # edge-edge axes A_i x B_j
+    if abs(t2 * c10 - t1 * c20) > (a1 * m20 + a2 * m10
+                                            + b1 * m02 + b2 * m01):
+        return False
+    if abs(t2 * c11 - t1 * c21) > (a1 * m21 + a2 * m11
+                                            + b2 * m00 + b0 * m02):
+        return False
+    if abs(t2 * c12 - t1 * c22) > (a1 * m22 + a2 * m12
+                                            + b0 * m01 + b1 * m00):
+        return False
+    if abs(t0 * c20 - t2 * c00) > (a2 * m00 + a0 * m20
+                                            + b1 * m12 + b2 * m11):
+        return False
+    if abs(t0 * c21 - t2 * c01) > (a2 * m01 + a0 * m21
+                                            + b2 * m10 + b0 * m12):
+        return False
+    if abs(t0 * c22 - t2 * c02) > (a2 * m02 + a0 * m22
+                                            + b0 * m11 + b1 * m10):
+        return False
+    if abs(t1 * c00 - t0 * c10) > (a0 * m10 + a1 * m00
+                                            + b1 * m22 + b2 * m21):
+        return False
+    if abs(t1 * c01 - t0 * c11) > (a0 * m11 + a1 * m01
+                                            + b2 * m20 + b0 * m22):
+        return False
+    if abs(t1 * c02 - t0 * c12) > (a0 * m12 + a1 * m02
+                                            + b0 * m21 + b1 * m20):
+        return False
     return True
 
 
 @njit(cache=True)
 def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
     """Whether two solids intersect (touching counts), with GJK's early exits."""
-    ra, rb = _margin(ka, sa), _margin(kb, sb)
-    wa = np.empty(3)
-    wb = np.empty(3)
     if (ka == SPHERE or ka == CAPSULE) and (kb == SPHERE or kb == CAPSULE):
-        p1 = np.empty(3)
-        q1 = np.empty(3)
-        p2 = np.empty(3)
-        q2 = np.empty(3)
-        _axis_segment(ka, sa, pa, p1, q1)
-        _axis_segment(kb, sb, pb, p2, q2)
-        return segment_segment(p1, q1, p2, q2, wa, wb) <= ra + rb
+        return _round_round_hit(ka, sa, pa, kb, sb, pb)
     if ka == BOX and kb == BOX:
         return _box_box_hit(sa, pa, sb, pb)
     if ka == SPHERE and kb == BOX:
@@ -493,6 +555,9 @@ def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
         return _ellipsoid_triangle_hit(sa, pa, vb[b0], vb[b0 + 1], vb[b0 + 2])
     if kb == ELLIPSOID and ka == TRIANGLE:
         return _ellipsoid_triangle_hit(sb, pb, va[a0], va[a0 + 1], va[a0 + 2])
+    ra, rb = _margin(ka, sa), _margin(kb, sb)
+    wa = np.empty(3)
+    wb = np.empty(3)
     return gjk(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, ra + rb, wa, wb) <= ra + rb
 
 

@@ -178,3 +178,115 @@ def test_cli_opens_query_and_robot(query_file, robot, tmp_path):
     assert r.returncode == 0, r.stderr
     r = _cli(str(tmp_path / "none.npz"), "--frames", "1", "--quit")
     assert r.returncode == 2 and "none.npz" in r.stderr
+
+
+# ---- MJCF robots ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def mjcf_robot(tmp_path_factory):
+    pytest.importorskip("mujoco")
+    from mjcfgen import write_crossarms
+    return write_crossarms(str(tmp_path_factory.mktemp("mjcf")))
+
+
+def test_robot_format_by_root_element(robot, mjcf_robot, tmp_path):
+    from app.model.robot import robot_format
+    urdf, _ = robot
+    as_xml = tmp_path / "twoarm.xml"  # a URDF may come as .xml: the root element decides
+    as_xml.write_text(open(urdf).read())
+    assert robot_format(urdf) == "urdf" and robot_format(str(as_xml)) == "urdf"
+    assert robot_format(mjcf_robot) == "mjcf"
+    (tmp_path / "other.xml").write_text("<scene><a/></scene>")
+    with pytest.raises(ValueError, match="other.xml.*<scene>"):
+        robot_format(str(tmp_path / "other.xml"))
+    (tmp_path / "broken.xml").write_text("<mujoco worldbody>")  # only the root is read here: the
+    with pytest.raises(ValueError, match="broken.xml"):          # loaders report errors further in
+        robot_format(str(tmp_path / "broken.xml"))
+    (tmp_path / "empty.xml").write_text("")
+    with pytest.raises(ValueError, match="empty.xml"):
+        robot_format(str(tmp_path / "empty.xml"))
+    with pytest.raises(FileNotFoundError):
+        robot_format(str(tmp_path / "none.xml"))
+
+
+def test_open_mjcf_robot_model(mjcf_robot):
+    from cdcore.articulated import MJCFRobot
+    s = Session()
+    m = RobotModel(s)
+    open_robot(s, mjcf_robot, frames=12)
+    body = m.body
+    assert isinstance(body, MJCFRobot)
+    assert m.joint_names == body.joint_names and len(m.joint_names) == 8
+    assert s.robot_source["format"] == "mjcf"
+    rng = np.random.default_rng(4)
+    seen = 0
+    for _ in range(15):  # the contacts are the brute-force ones under MuJoCo's pair filter
+        q = rng.uniform(body.limits[:, 0], body.limits[:, 1])
+        m.set_q(q)
+        want = brute_force_self_pairs(body, m.q())
+        assert sorted((a, b) for _, a, b in m.contacts()) == sorted(want)
+        seen += len(want)
+    assert seen > 0
+
+
+def test_window_opens_mjcf_by_dialog_drop_and_recent(window, mjcf_robot, tmp_path, monkeypatch):
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    from app.widgets import robot_actions as ra
+    assert "MJCF" in window.act_robot.text()
+    filters = []
+
+    def fake_dialog(parent, title, directory, flt):
+        filters.append(flt)
+        return mjcf_robot, flt
+    monkeypatch.setattr(QtWidgets.QFileDialog, "getOpenFileName", fake_dialog)
+    ra.open_robot_dialog(window)
+    assert "*.xml" in filters[0] and "MJCF" in filters[0]
+    n = window.robot_model.body.n_dofs
+    assert type(window.robot_model.body).__name__ == "MJCFRobot" and len(window.joint_panel.sliders) == n
+    assert window.recent()[0] == {"robot": os.path.abspath(mjcf_robot)}
+    # a scene without the robot, then the robot again from the recent list
+    window.session.load_scene("hand-ball", frames=5)
+    assert window.robot_model.body is None
+    assert window.open_recent({"robot": os.path.abspath(mjcf_robot)})
+    assert type(window.robot_model.body).__name__ == "MJCFRobot"
+    # dropped on the window
+    window.session.load_scene("hand-ball", frames=5)
+    mime = QtCore.QMimeData()
+    mime.setUrls([QtCore.QUrl.fromLocalFile(mjcf_robot)])
+    ev = QtGui.QDropEvent(QtCore.QPointF(20, 20), QtCore.Qt.DropAction.CopyAction, mime,
+                          QtCore.Qt.MouseButton.NoButton, QtCore.Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(ev)
+    assert type(window.robot_model.body).__name__ == "MJCFRobot"
+
+
+@pytest.mark.parametrize("text, needle", [
+    ("<mujoco><worldbody><body><geom type='capsule' size='0.1'/></body></worldbody>", "bad_model.xml"),
+    ("<mujoco><worldbody><body name='b'><joint type='hinge'/><geom type='nonsense' size='0.1'/></body>"
+     "</worldbody></mujoco>", "bad_model.xml"),
+    ("<mujoco><worldbody/></mujoco>", "no collision geom"),
+    ("<library><book/></library>", "neither a URDF"),
+])
+def test_window_bad_mjcf_shows_a_dialog(window, tmp_path, text, needle):
+    pytest.importorskip("mujoco")
+    from PySide6 import QtWidgets
+
+    from app.widgets.robot_actions import open_robot_file
+    bad = tmp_path / "bad_model.xml"
+    bad.write_text(text)
+    assert not open_robot_file(window, str(bad))
+    box = window.findChild(QtWidgets.QMessageBox, "errorDialog")
+    assert box is not None and needle in box.text(), box.text()
+    box.close()
+    assert window.robot_model.body is None
+
+
+def test_cli_opens_mjcf_robot(mjcf_robot, tmp_path):
+    if not os.environ.get("DISPLAY"):
+        pytest.skip("needs the virtual display")
+    r = _cli(mjcf_robot, "--frames", "3", "--quit")
+    assert r.returncode == 0, r.stderr
+    bad = tmp_path / "bad.xml"
+    bad.write_text("<mujoco><worldbody><body><geom type='nonsense'/></body></worldbody></mujoco>")
+    r = _cli(str(bad), "--frames", "1", "--quit")
+    assert r.returncode == 2 and "bad.xml" in r.stderr, r.stderr

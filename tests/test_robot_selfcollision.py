@@ -46,12 +46,15 @@ def _configs(body, n, seed):
 @pytest.mark.parametrize("method", UPDATE_METHODS)
 def test_methods_equal_brute_force_own(twoarm, method):
     body = twoarm[0]
-    chk = SelfCollisionChecker(body, method)
+    chks = [SelfCollisionChecker(body, method, broad="hierarchy")]
+    if method in ("obb", "cab", "cab_sum"):
+        chks.append(SelfCollisionChecker(body, method, broad="pairs"))
+    chk = chks[0]
     hits = 0
     for q in _configs(body, 60, 5):
         ref = brute_force_self_pairs(body, q)
-        r = chk.check(q)
-        assert r.pairs == ref
+        for c in chks:
+            assert c.check(q).pairs == ref, c.broad
         # the step-by-step path (public pieces, no fused kernel) agrees too
         assert chk.check_poses(body.fk(q)).pairs == ref
         hits += len(ref)
@@ -118,7 +121,9 @@ def test_shared_robots_against_brute_force_and_pinocchio(name):
     from cdcore.bench.pin_reference import PinocchioRobot
     body, sr = shared(name)
     disabled = read_srdf_disabled(sr.srdf) if sr.srdf else None
-    checkers = [SelfCollisionChecker(body, m, disabled=disabled) for m in UPDATE_METHODS]
+    checkers = [SelfCollisionChecker(body, m, disabled=disabled, broad="hierarchy") for m in UPDATE_METHODS]
+    checkers += [SelfCollisionChecker(body, m, disabled=disabled, broad="pairs") for m in ("obb", "cab", "cab_sum")]
+    assert {c.broad for c in checkers} == {"hierarchy", "pairs"}
     ref = PinocchioRobot(body, sr.urdf, sr.package_dir, checkers[0].mask)
     qs = _configs(body, 40, 13)
     if name == "allegro":
@@ -126,12 +131,34 @@ def test_shared_robots_against_brute_force_and_pinocchio(name):
     hits = 0
     for q in qs:
         bf = brute_force_self_pairs(body, q, disabled=disabled)
+        cands = None
         for c in checkers:
-            assert c.check(q).pairs == bf, c.method
+            r = c.check(q)
+            assert r.pairs == bf, (c.method, c.broad)
+            if c.method == "cab":  # both broad phases report the same overlapping leaf boxes
+                if cands is None:
+                    cands = r.candidates.tolist()
+                assert r.candidates.tolist() == cands, c.broad
         diff = set(bf) ^ ref.colliding_pairs(q)
         assert all(abs(ref.link_distance(q, *p)) < TOUCH_TOL for p in diff), diff
         hits += len(bf)
     assert hits > 0
+
+
+def test_broad_phase_choice(twoarm):
+    body = twoarm[0]
+    assert SelfCollisionChecker(body).broad == "pairs"  # a small robot, CAB leaves are oriented boxes
+    assert SelfCollisionChecker(body, "aabb_plus").broad == "hierarchy"
+    assert SelfCollisionChecker(body, broad="hierarchy").broad == "hierarchy"
+    with pytest.raises(ValueError, match="oriented leaf boxes"):
+        SelfCollisionChecker(body, "aabb_star", broad="pairs")
+    with pytest.raises(ValueError, match="broad"):
+        SelfCollisionChecker(body, broad="tree")
+    a, b = SelfCollisionChecker(body, broad="hierarchy"), SelfCollisionChecker(body, broad="pairs")
+    for q in _configs(body, 60, 17):
+        ra, rb = a.check(q), b.check(q)
+        assert ra.pairs == rb.pairs
+        assert ra.candidates.tolist() == rb.candidates.tolist()
 
 
 def test_srdf_reader(tmp_path):

@@ -1,7 +1,7 @@
 """Robots, trajectories and saved queries in the debugger (Qt-free).
 
-``open_robot`` / ``open_trajectory`` / ``open_query`` turn a URDF, a joint trajectory or a
-saved query into a scene the session runs like any other (so the stepper, compare,
+``open_robot`` / ``open_trajectory`` / ``open_query`` turn a robot (URDF or MJCF), a joint
+trajectory or a saved query into a scene the session runs like any other (so the stepper, compare,
 insight and recording work on them); :class:`RobotModel` is the joint panel's state: the
 robot's joint values at the current frame, set one joint at a time, and the link pairs
 in contact.
@@ -22,12 +22,59 @@ ROBOT_FRAMES = 600
 SCENE_DT = 1.0 / 30.0  # a robot scene's clock (trajectories with times are resampled on it)
 
 
+ROBOT_FORMATS = ("urdf", "mjcf")
+
+
+def robot_format(path: str) -> str:
+    """"urdf" or "mjcf", from the file's root element (``<robot>`` / ``<mujoco>``): both
+    formats come as ``.xml`` files. ``FileNotFoundError``; ``ValueError`` naming the file
+    when it is not XML or neither format."""
+    import xml.etree.ElementTree as ET
+    name = os.path.basename(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"robot file not found: {path}")
+    tag = None
+    try:
+        with open(path, "rb") as fh:
+            for _, el in ET.iterparse(fh, events=("start",)):  # the root element only
+                tag = el.tag
+                break
+    except ET.ParseError as exc:
+        raise ValueError(f"{name}: not readable XML ({exc})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{name}: not readable XML") from None
+    if tag == "robot":
+        return "urdf"
+    if tag == "mujoco":
+        return "mjcf"
+    raise ValueError(f"{name}: neither a URDF (<robot>) nor an MJCF (<mujoco>) robot: the root element is <{tag}>")
+
+
+def load_robot(path: str, package_dirs=(), fmt: str | None = None):
+    """The robot body of a URDF (``load_urdf`` with ``package_dirs``) or an MJCF file
+    (``load_mjcf``; the planes a MuJoCo scene carries are left out without a warning)."""
+    fmt = fmt or robot_format(path)
+    if fmt == "mjcf":
+        import warnings
+
+        from cdcore.articulated import load_mjcf
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return load_mjcf(path)
+    from cdcore.articulated import load_urdf
+    return load_urdf(path, list(package_dirs))
+
+
 def robot_spec(urdf: str, package_dirs=(), trajectory: str | None = None, frames: int = ROBOT_FRAMES,
-               geometry: str = "collision", srdf: str | None = None) -> dict:
+               geometry: str = "collision", srdf: str | None = None, fmt: str = "urdf") -> dict:
     """A one-robot scene description: the trajectory file if given, else a grasp for hands
-    (>= 12 joints) or a seeded random motion; self-collision as the body pair."""
-    body = {"name": os.path.splitext(os.path.basename(urdf))[0], "type": "urdf", "urdf": os.path.abspath(urdf),
-            "package_dirs": [os.path.abspath(d) for d in package_dirs], "geometry": geometry}
+    (>= 12 joints) or a seeded random motion; self-collision as the body pair. ``urdf`` is
+    the robot file, an MJCF model when ``fmt`` is "mjcf"."""
+    if fmt == "mjcf":
+        body = {"name": os.path.splitext(os.path.basename(urdf))[0], "type": "mjcf", "mjcf": os.path.abspath(urdf)}
+    else:
+        body = {"name": os.path.splitext(os.path.basename(urdf))[0], "type": "urdf", "urdf": os.path.abspath(urdf),
+                "package_dirs": [os.path.abspath(d) for d in package_dirs], "geometry": geometry}
     if srdf:
         body["srdf"] = os.path.abspath(srdf)
     if trajectory:
@@ -43,34 +90,53 @@ def _default_motion(spec):
         s = dict(spec)
         b = dict(s["bodies"][0])
         if "motion" not in b:
-            from cdcore.articulated import load_urdf
-            n = load_urdf(b["urdf"], b["package_dirs"], geometry=b.get("geometry", "collision")).n_dofs
-            b["motion"] = {"joints": {"type": "grasp", "cycles": 2} if n >= 12 else {"type": "random", "seed": 0}}
+            if b["type"] == "mjcf":
+                n = load_robot(b["mjcf"], fmt="mjcf").n_dofs
+            else:
+                from cdcore.articulated import load_urdf
+                n = load_urdf(b["urdf"], b["package_dirs"], geometry=b.get("geometry", "collision")).n_dofs
+            b["motion"] = default_motion(n)
         s["bodies"] = [b] + s["bodies"][1:]
         return scene_from_spec(s, s["name"], None, frames, mesh_bv)
     return build
 
 
+def default_motion(n_dofs: int) -> dict:
+    """Hands (>= 12 joints) grasp twice, other robots move randomly."""
+    return {"joints": {"type": "grasp", "cycles": 2} if n_dofs >= 12 else {"type": "random", "seed": 0}}
+
+
 def open_robot(session, urdf: str, package_dirs=(), trajectory: str | None = None, srdf: str | None = None,
                frames: int | None = None) -> None:
-    """Load a URDF (and optionally a trajectory) as the session's scene.
+    """Load a robot file, URDF or MJCF (told apart by ``robot_format``), and optionally a
+    trajectory, as the session's scene.
 
     Raises ``FileNotFoundError`` (``cdcore.articulated.PackageNotFoundError`` when a
     ``package://`` package is not found: ask the user for its directory and retry),
-    ``SceneError`` / ``ValueError`` naming the problem.
+    ``SceneError`` / ``ValueError`` naming the problem (``MJCFError`` for a model MuJoCo
+    cannot compile), ``ImportError`` for an MJCF file without the ``mujoco`` package.
     """
-    from cdcore.articulated import load_urdf
     from cdcore.articulated.trajectory import load_trajectory
-    body = load_urdf(urdf, list(package_dirs))  # raises the typed errors before any scene is made
+    fmt = robot_format(urdf)
+    body = load_robot(urdf, package_dirs, fmt)  # raises the typed errors before any scene is made
     n = frames
     if trajectory and n is None:
         tr = load_trajectory(trajectory, body)
         n = tr.frames
         if tr.times is not None:  # played on the scene's clock: as many frames as its duration needs
             n = int(np.floor((float(tr.times[-1]) - float(tr.times[0])) / SCENE_DT + 1e-9)) + 1
-    spec = robot_spec(urdf, package_dirs, trajectory, n or ROBOT_FRAMES, srdf=srdf)
-    session.load_built_scene(_default_motion(spec))
-    session.robot_source = {"urdf": urdf, "package_dirs": list(package_dirs), "srdf": srdf}
+    spec = robot_spec(urdf, package_dirs, trajectory, n or ROBOT_FRAMES, srdf=srdf, fmt=fmt)
+    if not trajectory:  # decided here: the robot is loaded already
+        spec["bodies"][0]["motion"] = default_motion(body.n_dofs)
+    # set before the scene is announced: listeners of scene_changed (the recent-files list)
+    # read it; put back if the scene cannot be built
+    previous = getattr(session, "robot_source", None)
+    session.robot_source = {"urdf": urdf, "package_dirs": list(package_dirs), "srdf": srdf, "format": fmt}
+    try:
+        session.load_built_scene(_default_motion(spec))
+    except BaseException:
+        session.robot_source = previous
+        raise
 
 
 def open_trajectory(session, path: str) -> None:

@@ -10,20 +10,27 @@ from ..model.robot import open_query, open_robot, open_trajectory
 from .errors import show_error
 
 
+# URDF and MJCF files both come as .xml: the file's root element decides (model.robot.robot_format)
+ROBOT_FILTER = "Robots (*.urdf *.xml);;URDF (*.urdf *.xml);;MJCF (MuJoCo) (*.xml)"
+ROBOT_SUFFIXES = (".urdf", ".xml")
+
+
 def _dir(win):
     return str(win.settings.value("last_dir", os.getcwd()))
 
 
 def open_robot_dialog(win):
-    path, _ = QtWidgets.QFileDialog.getOpenFileName(win, "Open robot", _dir(win), "URDF (*.urdf *.xml)")
+    path, _ = QtWidgets.QFileDialog.getOpenFileName(win, "Open robot", _dir(win), ROBOT_FILTER)
     if path:
         win.settings.setValue("last_dir", os.path.dirname(path))
         open_robot_file(win, path)
 
 
 def open_robot_file(win, path, package_dirs=(), trajectory=None, ask=True) -> bool:
-    """Open a URDF; when a ``package://`` package is not found, ask for its directory
-    (``ask``) and retry. Errors end in a dialog. Returns True when the robot opened."""
+    """Open a robot file, URDF or MJCF; when a URDF's ``package://`` package is not found,
+    ask for its directory (``ask``) and retry. Errors (a file that is neither format, a
+    model MuJoCo cannot compile, ``mujoco`` not installed, ...) end in a dialog. Returns
+    True when the robot opened."""
     from cdcore.articulated import PackageNotFoundError
     dirs = list(package_dirs) + [d for d in str(win.settings.value("package_dirs", "")).split(os.pathsep) if d]
     while True:

@@ -21,18 +21,21 @@ import numpy as np
 from numba import njit, prange
 
 from .._core import descend_a
-from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, SIZE, START
+from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, S0, SIZE, SR, START
 from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
 from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
-from .._prim_leaf import link_pairs_prims
+from .._prim import shapes_intersect
+from .._prim_leaf import _mul, link_pairs_prims
 from .query import exact_queries
 
-# lbuf layout: the 24 offsets of the packed arrays, then the 11 dims, then per hierarchy
-# node the link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
-N_OFF = 41  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives)
-N_DIMS = 18
+# lbuf layout: the offsets of the packed arrays, then the dims, then per hierarchy node the
+# link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
+N_OFF = 42  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives), the pair list
+N_DIMS = 20  # ..., [18] broad phase (BROAD_*), [19] number of checked pairs
+BROAD_HIERARCHY = 0  # self-traversal of the articulation hierarchy
+BROAD_PAIRS = 1      # every checked link pair's leaf boxes (small robots; see ``pair_sweep``)
 LB_DIMS = N_OFF
 LB_BITS = N_OFF + N_DIMS
 
@@ -145,6 +148,78 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters, s
 
 
 @njit(cache=True, nogil=True)
+def leaf_boxes(poses, leaf_c, leaf_R, leaf_e, nf):
+    """Row i of ``nf`` := link i's oriented box moved with its pose ``poses[i]`` (the
+    articulation hierarchy's leaf box, ``hierarchy.update_nodes`` with the same
+    arithmetic) and its bounding sphere (centre, radius |e| (1 + 1e-15))."""
+    for i in range(poses.shape[0]):
+        P = poses[i]
+        c = leaf_c[i]
+        for r in range(3):
+            nf[i, C0 + r] = P[r, 0] * c[0] + P[r, 1] * c[1] + P[r, 2] * c[2] + P[r, 3]
+            nf[i, S0 + r] = nf[i, C0 + r]
+            for k in range(3):
+                nf[i, R0 + 3 * r + k] = (P[r, 0] * leaf_R[i, 0, k] + P[r, 1] * leaf_R[i, 1, k]
+                                         + P[r, 2] * leaf_R[i, 2, k])
+        e0, e1, e2 = leaf_e[i, 0], leaf_e[i, 1], leaf_e[i, 2]
+        nf[i, E0] = e0
+        nf[i, E0 + 1] = e1
+        nf[i, E0 + 2] = e2
+        nf[i, SR] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) * (1.0 + 1e-15)
+
+
+@njit(cache=True, nogil=True)
+def pair_sweep(nf, pairs, cand, counters):
+    """The broad phase of a small robot without a hierarchy: for every checked link pair
+    (rows (i < j) of ``pairs``, sorted) the links' boxes (rows of ``nf``, ``leaf_boxes``)
+    are tested, bounding spheres first, then the 15-axis test of the traversal
+    (``sat_program`` with the core's ``ABS_EPS`` pad). Writes the overlapping pairs to
+    ``cand`` in ``pairs`` order; returns their count. counters[0] += volume tests.
+
+    The spheres hold the boxes, so disjoint spheres mean disjoint boxes; they are widened
+    by ``ABS_EPS`` (the pad every box test of the engine gets) so that rounding in the
+    sphere test never rejects a pair the padded box test would keep. The candidate set is
+    the overlapping leaf-box pairs: what the hierarchy's self-traversal reports (its inner
+    boxes enclose the leaves, so it prunes no overlapping leaf pair)."""
+    C = np.empty((3, 3))
+    AC = np.empty((3, 3))
+    T = np.empty(3)
+    ea = np.empty(3)
+    eb = np.empty(3)
+    axes = np.zeros(1, dtype=np.int64)
+    n = 0
+    tests = 0
+    for k in range(pairs.shape[0]):
+        a = pairs[k, 0]
+        b = pairs[k, 1]
+        dx = nf[b, C0] - nf[a, C0]
+        dy = nf[b, C0 + 1] - nf[a, C0 + 1]
+        dz = nf[b, C0 + 2] - nf[a, C0 + 2]
+        rr = nf[a, SR] + nf[b, SR] + ABS_EPS
+        tests += 1
+        if dx * dx + dy * dy + dz * dz > rr * rr:
+            continue
+        tests += 1
+        for m in range(3):
+            ea[m] = nf[a, E0 + m]
+            eb[m] = nf[b, E0 + m]
+        for i in range(3):  # C = A^T B, T = A^T (cb - ca): B's box in A's box frame
+            ax, ay, az = nf[a, R0 + i], nf[a, R0 + 3 + i], nf[a, R0 + 6 + i]
+            T[i] = ax * dx + ay * dy + az * dz
+            for j in range(3):
+                c = ax * nf[b, R0 + j] + ay * nf[b, R0 + 3 + j] + az * nf[b, R0 + 6 + j]
+                C[i, j] = c
+                AC[i, j] = abs(c) + ABS_EPS
+        if sat_program(PROGRAM_SAT15, axes, T, C, AC, ea, eb) >= 0:
+            continue
+        cand[n, 0] = a
+        cand[n, 1] = b
+        n += 1
+    counters[0] += tests
+    return n
+
+
+@njit(cache=True, nogil=True)
 def _poses_bad(P):
     """First link whose pose is non-finite or translated beyond MAX_COORD, else -1 (huge
     joint values or mimic multipliers; such poses would give NaN boxes and wrong pairs)."""
@@ -166,44 +241,55 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, ts
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
     method, max_leaf = dims[6], dims[10]
-    bits = lbuf[LB_BITS:LB_BITS + H]
-    reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
-    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
     for k in range(qs.shape[1]):
         if not np.isfinite(qs[f, k]):
             return ST_Q_NONFINITE, 0, k
+    # views of the packed arrays are made where they are read (each costs reference counts)
     origins = fbuf[off[0]:off[0] + 16 * K].reshape((K, 4, 4))
     kaxes = fbuf[off[1]:off[1] + 3 * K].reshape((K, 3))
     mult = fbuf[off[2]:off[2] + K]
     offset = fbuf[off[3]:off[3] + K]
-    leaf_c = fbuf[off[4]:off[4] + 3 * L].reshape((L, 3))
-    leaf_R = fbuf[off[5]:off[5] + 9 * L].reshape((L, 3, 3))
-    leaf_e = fbuf[off[6]:off[6] + 3 * L].reshape((L, 3))
-    moments = fbuf[off[7]:off[7] + 10 * L].reshape((L, 10))
-    nf = fbuf[off[8]:off[8] + 20 * N].reshape((N, 20))
-    v = fbuf[off[9]:off[9] + 3 * V].reshape((V, 3))
     kparents = ibuf[off[10]:off[10] + K]
     jtype = ibuf[off[11]:off[11] + K]
     src = ibuf[off[12]:off[12] + K]
     select = ibuf[off[13]:off[13] + L]
-    tni = ibuf[off[14]:off[14] + 4 * H].reshape((H, 4))
-    link_order = ibuf[off[15]:off[15] + L]
-    joint_link = ibuf[off[16]:off[16] + H]
-    leaf_of_link = ibuf[off[17]:off[17] + L]
-    ni = ibuf[off[18]:off[18] + 4 * N].reshape((N, 4))
-    po = ibuf[off[19]:off[19] + M]
-    fc = ibuf[off[20]:off[20] + 3 * M].reshape((M, 3))
-    no = ibuf[off[21]:off[21] + L + 1]
-    fo = ibuf[off[22]:off[22] + L + 1]
-    vo = ibuf[off[23]:off[23] + L + 1]
     robot_fk(kparents, origins, jtype, kaxes, src, mult, offset, qs[f:f + 1], root, select, work, poses)
     P = poses[0]
     bad = _poses_bad(P)
     if bad >= 0:
         return ST_POSE_BAD, 0, bad
-    update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, v, vo, hnf)
-    n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
-    if dims[16] == 0:
+    leaf_c = fbuf[off[4]:off[4] + 3 * L].reshape((L, 3))
+    leaf_R = fbuf[off[5]:off[5] + 9 * L].reshape((L, 3, 3))
+    leaf_e = fbuf[off[6]:off[6] + 3 * L].reshape((L, 3))
+    if dims[18] == BROAD_PAIRS:
+        leaf_boxes(P, leaf_c, leaf_R, leaf_e, hnf)
+        pairs = ibuf[off[41]:off[41] + 2 * dims[19]].reshape((dims[19], 2))
+        n = pair_sweep(hnf, pairs, cand, counters[0:1])
+    else:
+        bits = lbuf[LB_BITS:LB_BITS + H]
+        reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
+        moments = fbuf[off[7]:off[7] + 10 * L].reshape((L, 10))
+        tni = ibuf[off[14]:off[14] + 4 * H].reshape((H, 4))
+        link_order = ibuf[off[15]:off[15] + L]
+        joint_link = ibuf[off[16]:off[16] + H]
+        leaf_of_link = ibuf[off[17]:off[17] + L]
+        hv = fbuf[off[9]:off[9] + 3 * V].reshape((V, 3))
+        hvo = ibuf[off[23]:off[23] + L + 1]
+        update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, hv, hvo,
+                     hnf)
+        n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
+    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
+    if n == 0:
+        pass
+    elif dims[16] == 0:
+        nf = fbuf[off[8]:off[8] + 20 * N].reshape((N, 20))
+        v = fbuf[off[9]:off[9] + 3 * V].reshape((V, 3))
+        ni = ibuf[off[18]:off[18] + 4 * N].reshape((N, 4))
+        po = ibuf[off[19]:off[19] + M]
+        fc = ibuf[off[20]:off[20] + 3 * M].reshape((M, 3))
+        no = ibuf[off[21]:off[21] + L + 1]
+        fo = ibuf[off[22]:off[22] + L + 1]
+        vo = ibuf[off[23]:off[23] + L + 1]
         exact_queries(cand[:n], P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
                       nf, ni, po, v, fc, no, fo, vo, nf, ni, po, v, fc, no, fo, vo, max_leaf,
                       np.empty((stack_rows, 2), dtype=np.int32), counters[2:], hits[:n])
@@ -219,11 +305,41 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
     meshes against each other by the core for the pairs still open."""
     L = dims[1]
     Nr, Vr, Mr, NP, PV = dims[11], dims[12], dims[13], dims[14], dims[15]
-    rnf = fbuf[off[24]:off[24] + 20 * Nr].reshape((Nr, 20))
-    rv = fbuf[off[25]:off[25] + 3 * Vr].reshape((Vr, 3))
     psz = fbuf[off[26]:off[26] + 3 * NP].reshape((NP, 3))
     ploc = fbuf[off[27]:off[27] + 16 * NP].reshape((NP, 4, 4))
     pvv = fbuf[off[28]:off[28] + 3 * PV].reshape((PV, 3))
+    pk = ibuf[off[37]:off[37] + NP]
+    plo = ibuf[off[38]:off[38] + L + 1]
+    pvo = ibuf[off[39]:off[39] + NP + 1]
+    hreal = ibuf[off[40]:off[40] + L]
+    # pairs of links made only of primitives: their primitive pairs here (what
+    # ``link_pairs_prims`` does for them, without its 40 array arguments and scratch)
+    wab = np.empty((2, 4, 4))
+    wa = wab[0]
+    wb = wab[1]
+    rest = 0
+    for k in range(n):
+        i = cand[k, 0]
+        j = cand[k, 1]
+        if hreal[i] != 0 or hreal[j] != 0:
+            rest += 1
+            continue
+        hit = False
+        for p in range(plo[i], plo[i + 1]):
+            if hit:
+                break
+            _mul(P[i], ploc[p], wa)
+            for q in range(plo[j], plo[j + 1]):
+                _mul(P[j], ploc[q], wb)
+                if shapes_intersect(pk[p], psz[p], wa, pvv, pvo[p], pvo[p + 1],
+                                    pk[q], psz[q], wb, pvv, pvo[q], pvo[q + 1]):
+                    hit = True
+                    break
+        hits[k] = hit
+    if rest == 0:
+        return
+    rnf = fbuf[off[24]:off[24] + 20 * Nr].reshape((Nr, 20))
+    rv = fbuf[off[25]:off[25] + 3 * Vr].reshape((Vr, 3))
     pbc = fbuf[off[29]:off[29] + 3 * NP].reshape((NP, 3))
     pbe = fbuf[off[30]:off[30] + 3 * NP].reshape((NP, 3))
     rni = ibuf[off[31]:off[31] + 4 * Nr].reshape((Nr, 4))
@@ -232,36 +348,44 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
     rno = ibuf[off[34]:off[34] + L + 1]
     rfo = ibuf[off[35]:off[35] + L + 1]
     rvo = ibuf[off[36]:off[36] + L + 1]
-    pk = ibuf[off[37]:off[37] + NP]
-    plo = ibuf[off[38]:off[38] + L + 1]
-    pvo = ibuf[off[39]:off[39] + NP + 1]
-    hreal = ibuf[off[40]:off[40] + L]
-    need = np.zeros(max(n, 1), dtype=np.bool_)
+    # links with real triangles: primitives against them, then mesh against mesh
+    sel = np.empty(rest, dtype=np.int64)
+    mixed = np.empty((rest, 2), dtype=np.int32)
+    r = 0
+    for k in range(n):
+        if hreal[cand[k, 0]] != 0 or hreal[cand[k, 1]] != 0:
+            sel[r] = k
+            mixed[r, 0] = cand[k, 0]
+            mixed[r, 1] = cand[k, 1]
+            r += 1
+    mh = np.zeros(rest, dtype=np.bool_)
+    need = np.zeros(rest, dtype=np.bool_)
     pstack = np.empty(dims[17] + 2, dtype=np.int32)
-    link_pairs_prims(cand[:n], P, P, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+    link_pairs_prims(mixed, P, P, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
                      hreal, pk, psz, ploc, plo, pvo, pvv, pbc, pbe, rnf, rni, rpo, rv, rfc, rno, rfo, rvo, hreal,
-                     pstack, hits[:n], need[:n])
+                     pstack, mh, need)
     m = 0
-    for k in range(n):
+    for k in range(rest):
         m += need[k]
-    if m == 0:
-        return
-    sub = np.empty((m, 2), dtype=np.int32)
-    h2 = np.zeros(m, dtype=np.bool_)
-    m = 0
-    for k in range(n):
-        if need[k]:
-            sub[m, 0] = cand[k, 0]
-            sub[m, 1] = cand[k, 1]
-            m += 1
-    exact_queries(sub, P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
-                  rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
-                  1, np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
-    m = 0
-    for k in range(n):
-        if need[k]:
-            hits[k] = h2[m]
-            m += 1
+    if m > 0:
+        sub = np.empty((m, 2), dtype=np.int32)
+        h2 = np.zeros(m, dtype=np.bool_)
+        m = 0
+        for k in range(rest):
+            if need[k]:
+                sub[m, 0] = mixed[k, 0]
+                sub[m, 1] = mixed[k, 1]
+                m += 1
+        exact_queries(sub, P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
+                      rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
+                      1, np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
+        m = 0
+        for k in range(rest):
+            if need[k]:
+                mh[k] = h2[m]
+                m += 1
+    for k in range(rest):
+        hits[sel[k]] = mh[k]
 
 
 @njit(cache=True, nogil=True)

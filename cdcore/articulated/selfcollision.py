@@ -15,9 +15,10 @@ from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats
 from ..mesh import MAX_COORD, Mesh
 from ..transforms import as_pose, as_poses
-from ._self_kernel import N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD, ST_Q_NONFINITE, self_check
+from ._self_kernel import (BROAD_HIERARCHY, BROAD_PAIRS, N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD,
+                           ST_Q_NONFINITE, self_check)
 from .body import ArticulatedBody, Link
-from .hierarchy import UPDATE_METHODS, BodyHierarchy
+from .hierarchy import METHOD_OBB, UPDATE_METHODS, BodyHierarchy
 from .primlinks import fused_prim_arrays
 from .query import BODY_TESTS, _broad_phase, collide_bodies, run_exact_queries
 
@@ -145,10 +146,19 @@ class SelfCollisionChecker:
         Link pairs never checked (e.g. ``read_srdf_disabled(path)``).
     test : str
         Broad-phase overlap test (``BODY_TESTS``); ``exact_test`` the mesh-level one.
+    broad : {"auto", "hierarchy", "pairs"}
+        Broad phase of the one-call path (URDF/MJCF robots): the articulation hierarchy's
+        self-traversal, or every checked link pair's leaf boxes (bounding spheres, then
+        the 15-axis box test). Both report the same candidate pairs (the hierarchy's
+        inner boxes enclose its leaves). "pairs" needs oriented leaf boxes (``method``
+        "obb", "cab" or "cab_sum"); "auto" takes it for those methods when at most
+        ``PAIRS_MAX`` pairs are checked: for a hand (21 links, 190 pairs) the sweep costs
+        a quarter of updating and traversing the hierarchy, whose node pairs near the
+        palm nearly all overlap.
     """
 
     def __init__(self, body: ArticulatedBody, method: str = "cab", skip_adjacent: bool = True, disabled=None,
-                 test: str = "sat15", exact_test: str | None = None):
+                 test: str = "sat15", exact_test: str | None = None, broad: str = "auto"):
         if not isinstance(body, ArticulatedBody):
             raise TypeError(f"body: expected an ArticulatedBody, got {type(body).__name__}")
         if method not in UPDATE_METHODS:
@@ -162,10 +172,20 @@ class SelfCollisionChecker:
         self.names = link_names(body)
         self.mask = pair_mask(body, skip_adjacent, disabled)
         self.hierarchy = BodyHierarchy(body, method)  # its topology; queries never write it
+        if broad not in BROAD_MODES:
+            raise ValueError(f"broad: expected one of {BROAD_MODES}, got {broad!r}")
+        oriented = self.hierarchy.method_id >= METHOD_OBB  # leaf boxes are the links' OBBs
+        if broad == "pairs" and not oriented:
+            raise ValueError(f"broad='pairs' needs oriented leaf boxes (method 'obb', 'cab' or 'cab_sum'), got "
+                             f"method {method!r}")
+        n_pairs = int(np.triu(self.mask, 1).sum())
+        use_pairs = broad == "pairs" or (broad == "auto" and oriented and n_pairs <= PAIRS_MAX)
+        self.broad = "pairs" if use_pairs else "hierarchy"
         self._fused = None
         if hasattr(body, "_kin") and body.bvhs[0].kind not in KDOP_KINDS:
             self._fused = _pack_fused(body, self.hierarchy, self.mask,
-                                      TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]])
+                                      TEST_CODES[exact_test or BV_TYPES[body.mesh_bv].tests[0]],
+                                      BROAD_PAIRS if use_pairs else BROAD_HIERARCHY)
 
     def check(self, q, root_pose=None) -> SelfCollisionResult:
         """Self-collision at joint values ``q`` (n_dofs,) float64.
@@ -183,8 +203,9 @@ class SelfCollisionChecker:
             t0 = time.perf_counter()
             poses = self.body.fk(q, None if root_pose is None else as_pose(root_pose, "root_pose"))
             return self.check_poses(poses, time.perf_counter() - t0)
-        try:
-            qa = np.array(q, dtype=np.float64)
+        try:  # the kernel only reads q: a float64 C-contiguous array is passed as it is
+            qa = (q if type(q) is np.ndarray and q.dtype == np.float64 and q.flags.c_contiguous
+                  else np.array(q, dtype=np.float64))
         except (TypeError, ValueError):
             raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
         if qa.shape != fz.qshape:
@@ -212,6 +233,10 @@ class SelfCollisionChecker:
 
 
 _ROOT_IDENTITY = np.eye(4)[None].copy()  # read by the kernel, never written
+BROAD_MODES = ("auto", "hierarchy", "pairs")
+# "auto" sweeps the pairs up to this many: ~5 ns per pair whose spheres are apart, so 1024
+# pairs cost about what refitting a hierarchy of ~20 links costs
+PAIRS_MAX = 1024
 
 
 def _root_array(root_pose) -> np.ndarray:
@@ -250,9 +275,10 @@ class _Fused(NamedTuple):
     qshape: tuple
 
 
-def _pack_fused(body, h, mask, plan) -> _Fused:
+def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
     """The static arrays of a URDF body packed for the kernels (a snapshot: a checker does
-    not follow later ``set_link_vertices`` calls)."""
+    not follow later ``set_link_vertices`` calls). ``broad``: ``BROAD_HIERARCHY`` or
+    ``BROAD_PAIRS`` (see ``broad_phase_kind``)."""
     k, tr = body._kin, body.tree
     code, program = plan
     qplan = make_plan(body.bvhs[0].kind, code, program, first=True)
@@ -261,7 +287,9 @@ def _pack_fused(body, h, mask, plan) -> _Fused:
     ints = [k["parents"], k["jtype"], k["src"], body._select, tr.nodes_i, tr.link_order, tr.joint_link,
             tr.leaf_of_link, body.nodes_i, body.prim_order, body.faces, body.node_off, body.prim_off, body.vert_off]
     prim_floats, prim_ints, prim_dims = fused_prim_arrays(body)  # exact primitive links (primlinks)
-    floats, ints = floats + prim_floats, ints + prim_ints
+    ii, jj = np.nonzero(np.triu(mask, 1))  # the checked pairs (i < j), sorted
+    pairs = np.stack([ii, jj], 1).astype(np.int32).reshape(-1, 2)
+    floats, ints = floats + prim_floats, ints + prim_ints + [pairs]
     off_f, pos = [], 0
     for a in floats:
         off_f.append(pos)
@@ -278,7 +306,7 @@ def _pack_fused(body, h, mask, plan) -> _Fused:
     L, K = body.n_links, len(body.frame_names)
     H, N = tr.n_nodes, len(body.nodes_f)
     dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
-            max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims
+            max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims + [broad, len(pairs)]
     bits, reach = link_bit_sets(tr, mask)
     lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS

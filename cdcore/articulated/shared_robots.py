@@ -1,7 +1,8 @@
 """Where the real robot descriptions used by tests, benchmarks and demo scenes live.
 
 They are not part of the project: ``CDCORE_ROBOTS_DIR`` names the directory that holds
-``example-robot-data/`` (default: ``../shared/robots`` next to the repository root)."""
+``example-robot-data/`` and ``mjcf/`` (default: ``../shared/robots`` next to the repository
+root). URDF robots: ``allegro``, ``panda``; MJCF: ``shadow`` (the Shadow hand scene)."""
 from __future__ import annotations
 
 import os
@@ -13,16 +14,35 @@ _ROBOTS = {
     "allegro": ("example-robot-data/robots/allegro_hand_description/urdf/allegro_right_hand.urdf", None),
     "panda": ("example-robot-data/robots/panda_description/urdf/panda.urdf",
               "example-robot-data/robots/panda_description/srdf/panda.srdf"),
+    "shadow": ("mjcf/shadow_hand/hand/reach.xml", None),
 }
 SHARED_ROBOTS = tuple(_ROBOTS)
 
 
 @dataclass(frozen=True)
 class SharedRobot:
+    """``urdf`` is the robot's description file (an MJCF file when ``kind`` is "mjcf")."""
     name: str
     urdf: str
     package_dir: str
     srdf: str | None
+
+    @property
+    def kind(self) -> str:
+        return "mjcf" if self.urdf.endswith(".xml") else "urdf"
+
+    def load(self, **kw):
+        """The robot: ``load_urdf(urdf, package_dir)`` or ``load_mjcf(file)`` (its floor
+        plane left out silently), keyword arguments passed on."""
+        if self.kind == "mjcf":
+            import warnings
+
+            from .mjcf import load_mjcf
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the scene's floor plane is not part of the robot
+                return load_mjcf(self.urdf, **kw)
+        from .urdf import load_urdf
+        return load_urdf(self.urdf, self.package_dir, **kw)
 
 
 def robots_dir() -> str:
@@ -39,7 +59,7 @@ def shared_robot(name: str) -> SharedRobot:
     path = os.path.join(d, urdf)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"robot {name!r} not found at {path}; set {ENV_VAR} to the directory "
-                                f"holding example-robot-data/")
+                                f"holding example-robot-data/ and mjcf/")
     return SharedRobot(name, path, d, os.path.join(d, srdf) if srdf else None)
 
 

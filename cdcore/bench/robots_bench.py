@@ -1,6 +1,8 @@
-"""Self-collision of real URDF robots: cdcore vs pinocchio + coal.
+"""Self-collision of real robots: cdcore vs pinocchio + coal.
 
-For each shared robot (the Allegro hand; the Panda with its SRDF's disabled pairs) and a
+For each shared robot (the Allegro hand; the Panda with its SRDF's disabled pairs; the
+Shadow hand from its MJCF scene with MuJoCo's pair filter, which pinocchio reads from a
+normalised copy: ``pin_reference.normalised_mjcf``) and a
 set of seeded random configurations within the joint limits (half of them on a closing
 grasp for the hand), both engines check the same link pairs: pinocchio's collision pairs
 are set to exactly the pairs cdcore checks. Per configuration the calls alternate
@@ -28,7 +30,7 @@ NAME = "robots"
 TOUCH_TOL = 1e-5  # metres: pairs closer than this may be reported by either engine
 
 
-ROBOTS = ("allegro", "panda")
+ROBOTS = ("allegro", "panda", "shadow")
 
 
 def _positive_int(s):
@@ -63,7 +65,7 @@ def _robot_list(s):
 
 
 def add_parser(subparsers):
-    p = subparsers.add_parser(NAME, help="URDF robot self-collision vs pinocchio + coal (shared robots)",
+    p = subparsers.add_parser(NAME, help="robot self-collision (URDF, MJCF) vs pinocchio + coal (shared robots)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="fewer configurations and repeats")
     p.add_argument("--configs", type=_positive_int, metavar="N", help="configurations per robot (default 40)")
@@ -71,7 +73,7 @@ def add_parser(subparsers):
                    "(default 200, --quick 40)")
     p.add_argument("--method", default="cab", choices=("aabb_plus", "aabb_star", "obb", "cab"),
                    help="articulation-hierarchy update (default cab)")
-    p.add_argument("--robots", type=_robot_list, default=list(ROBOTS), help="comma-separated: allegro, panda")
+    p.add_argument("--robots", type=_robot_list, default=list(ROBOTS), help="comma-separated: allegro, panda, shadow")
     p.add_argument("--seed", type=_seed, default=0, help="configuration sampling seed (>= 0, default 0)")
     p.add_argument("--verbose", action="store_true", help="print every configuration")
     p.add_argument("--json", type=output_file, metavar="PATH", help="also write the per-configuration rows as JSON")
@@ -100,7 +102,6 @@ def run(args) -> int:
         return 2
     from ..articulated.selfcollision import SelfCollisionChecker, read_srdf_disabled
     from ..articulated.shared_robots import shared_robot
-    from ..articulated.urdf import load_urdf
     from .pin_reference import PinocchioRobot
 
     n_cfg = args.configs or (10 if args.quick else 40)
@@ -114,10 +115,18 @@ def run(args) -> int:
             print(f"cdcore-bench robots: {exc}", file=sys.stderr)
             status = 2
             continue
-        body = load_urdf(sr.urdf, sr.package_dir)
+        try:
+            body = sr.load()
+        except ImportError as exc:  # mujoco for an MJCF robot
+            print(f"cdcore-bench robots: {name}: {exc}", file=sys.stderr)
+            status = 2
+            continue
         disabled = read_srdf_disabled(sr.srdf) if sr.srdf else None
         chk = SelfCollisionChecker(body, args.method, disabled=disabled)
-        ref = PinocchioRobot(body, sr.urdf, sr.package_dir, chk.mask)
+        if sr.kind == "mjcf":
+            ref = PinocchioRobot.from_mjcf(body, sr.urdf, chk.mask)
+        else:
+            ref = PinocchioRobot(body, sr.urdf, sr.package_dir, chk.mask)
         qs = bench_configs(body, n_cfg, args.seed)
         chk.check(qs[0])  # compile
         rows, ratios, t_ours, t_pin, differ = [], [], [], [], 0
