@@ -22,6 +22,7 @@ from PySide6 import QtCore, QtWidgets
 from cdcore import AXIS_NAMES
 from cdcore.bv.kdop import KDOP_AXIS_NAMES
 
+from .plots import curve_pen, light_grid
 from ..model.readout import fps_readout
 from ..model.session import HISTORY
 
@@ -106,11 +107,11 @@ class TimingPanel(QtWidgets.QWidget):
         pi.addLegend(offset=(5, 5), colCount=4)
         pi.setDownsampling(auto=True, mode="peak")
         pi.setClipToView(True)
-        pi.showGrid(x=True, y=True, alpha=0.3)
+        light_grid(pi)
         pi.setLabel("left", "µs per frame")
         pi.getAxis("left").enableAutoSIPrefix(False)  # never "µs (x1000)": the unit is in the label
         pi.setLabel("bottom", "frames ago (0: newest)")
-        self.curves = {key: pi.plot([], [], pen=pg.mkPen(color, width=1.5), name=label)
+        self.curves = {key: pi.plot([], [], pen=curve_pen(color), name=label)
                        for key, label, color in SERIES + BREAKDOWN}
         for key, _l, _c in BREAKDOWN:
             self.curves[key].setVisible(False)
