@@ -158,7 +158,7 @@ def test_contact_arrows_match_pyvista_glyphs():
     points up to a turn about its (symmetric) axis: equal (along-axis, radial) coordinates."""
     import pyvista as pv
 
-    from app.render.contacts import ContactsLayer
+    from app.render.contacts import ARROW_SIDES, ContactsLayer
     rng = np.random.default_rng(7)
     k = 9
     origins, dirs = rng.normal(size=(k, 3)), rng.normal(size=(k, 3))
@@ -174,7 +174,8 @@ def test_contact_arrows_match_pyvista_glyphs():
     cloud["vec"] = dirs[ok] * lengths[ok, None]
     cloud["len"] = lengths[ok]
     ref = cloud.glyph(orient="vec", scale="len", factor=1.0,
-                      geom=pv.Arrow(tip_length=0.3, tip_radius=0.12, shaft_radius=0.0375)).triangulate()
+                      geom=pv.Arrow(tip_length=0.3, tip_radius=0.12, shaft_radius=0.0375, tip_resolution=ARROW_SIDES,
+                                    shaft_resolution=ARROW_SIDES)).triangulate()
     assert got.n_points == ref.n_points and got.n_cells == ref.n_cells
     m = got.n_points // ok.sum()
     P, Q = np.asarray(got.points).reshape(-1, m, 3), np.asarray(ref.points).reshape(-1, m, 3)

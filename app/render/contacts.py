@@ -18,6 +18,7 @@ SELECTED_COLOR = (0, 158, 115)     # bluish green ring: the contact chosen in th
 
 ARROW_MIN = 0.008  # arrow length at depth 0, as a fraction of the scene's diagonal
 ARROW_GAIN = 0.05  # extra length of the deepest contact's arrow, same unit
+ARROW_SIDES = 10  # facets around an arrow (pyvista's 20 doubled the points of thousands of small arrows)
 
 
 class ContactsLayer:
@@ -135,7 +136,7 @@ class ContactsLayer:
         ln = np.asarray(lengths, dtype=np.float64)[ok, None, None]
         # template (m, 3) in (along, across, across) coordinates -> world, per arrow
         basis = np.stack([x, y, z], axis=1)  # (k, 3, 3): rows are the arrow's axes
-        pts = o[:, None, :] + ln * np.einsum("mj,kjl->kml", tpl_pts, basis)
+        pts = o[:, None, :] + ln * (tpl_pts @ basis)  # (m, 3) @ (k, 3, 3) -> (k, m, 3)
         k = len(o)
         faces = (tpl_faces[None, :] + (np.arange(k) * n_tpl)[:, None] * _face_offset_mask(tpl_faces)[None, :]).ravel()
         self._put(name, pts.reshape(-1, 3), faces=faces)
@@ -186,7 +187,8 @@ def _arrow_template(width: float):
     got = _ARROWS.get(width)
     if got is None:
         import pyvista as pv
-        a = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width).triangulate()
+        a = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width, tip_resolution=ARROW_SIDES,
+                     shaft_resolution=ARROW_SIDES).triangulate()
         got = _ARROWS[width] = (np.asarray(a.points, dtype=np.float64), np.asarray(a.faces, dtype=np.int64),
                                 a.n_points)
     return got
