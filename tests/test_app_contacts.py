@@ -132,7 +132,10 @@ def test_verdict_panel_and_disagreement_opens_the_stepper(window, monkeypatch):
 
 def test_contacts_table_sizes_its_columns_once_per_scene(qtbot, monkeypatch):
     """Column sizing measures rows: it ran on every refresh (a chained ``a != n > 0``
-    test), ~190 ms per refresh on hand-ball; now once per scene, from the first rows."""
+    test), ~190 ms per refresh on hand-ball; now once per scene and when a longer link name
+    appears (its column then fits the longest name), from the first rows."""
+    import dataclasses
+
     from app.widgets.contacts_panel import SIZE_ROWS, ContactsPanel
     s = Session()
     s.load_scene("hand-ball", frames=60)
@@ -146,11 +149,17 @@ def test_contacts_table_sizes_its_columns_once_per_scene(qtbot, monkeypatch):
     for _ in range(3):
         panel.show_contacts(c)
     assert len(calls) == 1 and panel.model.rowCount() == len(c)
+    longer = dataclasses.replace(c, names=c.names[:-1] + (c.names[-1] + " (a much longer link name)",))
+    panel.show_contacts(longer)
+    panel.show_contacts(c)
+    assert len(calls) == 2
+    fm = panel.table.fontMetrics()
+    assert panel.table.columnWidth(0) >= fm.horizontalAdvance(longer.names[-1])
     panel.clear()  # a new scene: its names are sized again
     panel.show_contacts(c)
     panel.show_contacts(c)
-    assert len(calls) == 2
-    assert panel.table.horizontalHeader().resizeContentsPrecision() == SIZE_ROWS
+    assert len(calls) == 3
+    assert panel.table.verticalHeader().resizeContentsPrecision() == SIZE_ROWS
 
 
 def test_contact_arrows_match_pyvista_glyphs():
