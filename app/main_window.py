@@ -96,9 +96,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def __init__(self, session: Session | None = None, settings: QtCore.QSettings | None = None):
         super().__init__()
-        from pyvistaqt import QtInteractor  # the 3-D view needs a display: import late
-
         from .render import colors
+        from .render.native_view import make_plotter  # the 3-D view needs a display: import late
         from .render.scene_view import SceneView
 
         self.setWindowTitle("BVH debugger")
@@ -116,9 +115,10 @@ class MainWindow(QtWidgets.QMainWindow):
         frame = QtWidgets.QFrame()
         lay = QtWidgets.QVBoxLayout(frame)
         lay.setContentsMargins(0, 0, 0, 0)
-        # no MSAA (x20 slower under software GL) and no timer renders: the frame loop
-        # repaints once per frame
-        self.plotter = QtInteractor(frame, multi_samples=0, auto_update=False)
+        # a native child window VTK draws into (a QOpenGLWidget made Qt compose the whole
+        # window through GL on every frame), no MSAA (x20 slower under software GL) and no
+        # timer renders: the frame loop repaints once per frame
+        self.plotter = make_plotter(frame)
         self.plotter.set_background("white")
         self._silence_vtk_keys()
         self._vtk_render_time = 0.0

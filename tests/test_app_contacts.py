@@ -128,3 +128,73 @@ def test_verdict_panel_and_disagreement_opens_the_stepper(window, monkeypatch):
     assert opened and opened[0][1] == check.disagreements[0].pair
     dock = window.findChild(QtWidgets.QDockWidget, "Traversal_stepper")
     assert dock.isVisible() and window.stepper_panel.stepper is not None
+
+
+def test_contacts_table_sizes_its_columns_once_per_scene(qtbot, monkeypatch):
+    """Column sizing measures rows: it ran on every refresh (a chained ``a != n > 0``
+    test), ~190 ms per refresh on hand-ball; now once per scene and when a longer link name
+    appears (its column then fits the longest name), from the first rows."""
+    import dataclasses
+
+    from app.widgets.contacts_panel import SIZE_ROWS, ContactsPanel
+    s = Session()
+    s.load_scene("hand-ball", frames=60)
+    f = _frame_with_contacts(s, 10)
+    c = frame_contacts(s.scene, s.result, f)
+    assert len(c) > 1
+    panel = ContactsPanel(s)
+    qtbot.addWidget(panel)
+    calls = []
+    monkeypatch.setattr(panel.table, "resizeColumnsToContents", lambda: calls.append(1))
+    for _ in range(3):
+        panel.show_contacts(c)
+    assert len(calls) == 1 and panel.model.rowCount() == len(c)
+    longer = dataclasses.replace(c, names=c.names[:-1] + (c.names[-1] + " (a much longer link name)",))
+    panel.show_contacts(longer)
+    panel.show_contacts(c)
+    assert len(calls) == 2
+    fm = panel.table.fontMetrics()
+    assert panel.table.columnWidth(0) >= fm.horizontalAdvance(longer.names[-1])
+    panel.clear()  # a new scene: its names are sized again
+    panel.show_contacts(c)
+    panel.show_contacts(c)
+    assert len(calls) == 3
+    assert panel.table.verticalHeader().resizeContentsPrecision() == SIZE_ROWS
+
+
+def test_contact_arrows_match_pyvista_glyphs():
+    """The arrows placed by numpy are pyvista's glyph filter's arrows: per arrow the same
+    points up to a turn about its (symmetric) axis: equal (along-axis, radial) coordinates."""
+    import pyvista as pv
+
+    from app.render.contacts import ARROW_SIDES, ContactsLayer
+    rng = np.random.default_rng(7)
+    k = 9
+    origins, dirs = rng.normal(size=(k, 3)), rng.normal(size=(k, 3))
+    dirs[3] = (0.0, 0.0, 0.0)  # a zero normal draws no arrow
+    dirs[4] = (2.0, 0.0, 0.0)  # along the template's own axis
+    lengths = rng.uniform(0.1, 2.0, k)
+    plotter = pv.Plotter(off_screen=True)
+    layer = ContactsLayer(plotter)
+    layer._arrows("contact-normals", origins, dirs, lengths, width=1.5)
+    got = layer.data["contact-normals"]
+    ok = np.linalg.norm(dirs, axis=1) > 0
+    cloud = pv.PolyData(origins[ok])
+    cloud["vec"] = dirs[ok] * lengths[ok, None]
+    cloud["len"] = lengths[ok]
+    ref = cloud.glyph(orient="vec", scale="len", factor=1.0,
+                      geom=pv.Arrow(tip_length=0.3, tip_radius=0.12, shaft_radius=0.0375, tip_resolution=ARROW_SIDES,
+                                    shaft_resolution=ARROW_SIDES)).triangulate()
+    assert got.n_points == ref.n_points and got.n_cells == ref.n_cells
+    m = got.n_points // ok.sum()
+    P, Q = np.asarray(got.points).reshape(-1, m, 3), np.asarray(ref.points).reshape(-1, m, 3)
+    for a, (o, d, n) in enumerate(zip(origins[ok], dirs[ok], lengths[ok])):
+        u = d / np.linalg.norm(d)
+
+        def coords(X):
+            rel = X - o
+            along = rel @ u
+            c = np.round(np.c_[along, np.linalg.norm(rel - along[:, None] * u, axis=1)] / n, 6) + 0.0
+            return c[np.lexsort((c[:, 1], c[:, 0]))]
+        np.testing.assert_allclose(coords(P[a]), coords(Q[a]), atol=1e-5)
+    plotter.close()

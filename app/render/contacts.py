@@ -18,6 +18,7 @@ SELECTED_COLOR = (0, 158, 115)     # bluish green ring: the contact chosen in th
 
 ARROW_MIN = 0.008  # arrow length at depth 0, as a fraction of the scene's diagonal
 ARROW_GAIN = 0.05  # extra length of the deepest contact's arrow, same unit
+ARROW_SIDES = 10  # facets around an arrow (pyvista's 20 doubled the points of thousands of small arrows)
 
 
 class ContactsLayer:
@@ -55,16 +56,32 @@ class ContactsLayer:
             a.SetVisibility(False)
         self.contacts = None
 
-    def _put(self, name, poly) -> None:
-        """Show ``poly`` under ``name`` (the actor is made on first use, then reused)."""
+    def _put(self, name, points, lines=None, faces=None) -> None:
+        """Show ``points`` (n, 3) under ``name`` as ``lines`` / ``faces`` (VTK cell arrays) or,
+        with neither, as a point cloud. The PolyData and its actor are made on first use;
+        after that only the arrays are replaced (a new PolyData + ``copy_from`` per frame
+        cost several ms)."""
+        import pyvista as pv
+        pts = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
+        n = len(pts)
+        poly = self.data.get(name)
+        if poly is None:
+            if n == 0:
+                return
+            poly = pv.PolyData()
+        poly.points = pts
+        if lines is not None:
+            poly.lines = lines
+        elif faces is not None:
+            poly.faces = faces
+        else:
+            poly.verts = _vert_cells(n)
         if name not in self.actors:
             rgb, opts = self._STYLE[name]
-            self.data[name] = poly.copy()
-            self.actors[name] = self.plotter.add_mesh(self.data[name], color=to_float(rgb), name=name,
+            self.data[name] = poly
+            self.actors[name] = self.plotter.add_mesh(poly, color=to_float(rgb), name=name,
                                                       reset_camera=False, pickable=False, **opts)
-        else:
-            self.data[name].copy_from(poly)
-        self.actors[name].SetVisibility(poly.n_points > 0)
+        self.actors[name].SetVisibility(n > 0)
 
     def _hide(self, name) -> None:
         if name in self.actors:
@@ -86,19 +103,17 @@ class ContactsLayer:
         if not self.enabled or c is None or len(c) == 0:
             self.clear()
             return
-        import pyvista as pv
         self.contacts = c
         k = len(c)
         pts = np.asarray(c.points, dtype=np.float64).reshape(-1, 3)
-        lines = np.hstack([np.full((k, 1), 2), np.arange(2 * k).reshape(k, 2)]).ravel()
-        self._put("contact-segments", pv.PolyData(pts, lines=lines))
-        self._put("contact-ends", pv.PolyData(pts))
+        self._put("contact-segments", pts, lines=_segment_cells(k))
+        self._put("contact-ends", pts)
         lengths = self.arrow_lengths(np.asarray(c.depths))
         self._arrows("contact-normals", c.points.mean(axis=1), c.normals, lengths)
         d = c.deepest
         seg = np.asarray(c.points[d], dtype=np.float64)
-        self._put("contact-deepest", pv.PolyData(seg, lines=np.array([2, 0, 1])))
-        self._put("contact-deepest-ends", pv.PolyData(seg))
+        self._put("contact-deepest", seg, lines=_segment_cells(1))
+        self._put("contact-deepest-ends", seg)
         self._arrows("contact-deepest-normal", seg.mean(axis=0)[None], c.normals[d][None], lengths[d:d + 1],
                      width=2.0)
         if self.selected is not None and self.selected >= k:
@@ -106,25 +121,32 @@ class ContactsLayer:
         self._draw_selected()
 
     def _arrows(self, name, origins, directions, lengths, width=1.0):
-        import pyvista as pv
-        ok = np.linalg.norm(directions, axis=1) > 0
+        """One arrow per origin along its direction, ``lengths`` long: a template arrow
+        placed by numpy (pyvista's glyph filter rebuilt it every frame: ~10 ms per call)."""
+        d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
+        norm = np.linalg.norm(d, axis=1)
+        ok = norm > 0
         if not ok.any():
             self._hide(name)
             return
-        cloud = pv.PolyData(np.asarray(origins, dtype=np.float64)[ok])
-        cloud["vec"] = np.asarray(directions, dtype=np.float64)[ok] * np.asarray(lengths)[ok, None]
-        cloud["len"] = np.asarray(lengths, dtype=np.float64)[ok]
-        arrow = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width)
-        glyphs = cloud.glyph(orient="vec", scale="len", factor=1.0, geom=arrow)
-        self._put(name, pv.PolyData(glyphs.points, faces=glyphs.faces) if glyphs.n_points else glyphs)
+        tpl_pts, tpl_faces, n_tpl = _arrow_template(width)
+        o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)[ok]
+        x = d[ok] / norm[ok, None]
+        y, z = _perpendiculars(x)
+        ln = np.asarray(lengths, dtype=np.float64)[ok, None, None]
+        # template (m, 3) in (along, across, across) coordinates -> world, per arrow
+        basis = np.stack([x, y, z], axis=1)  # (k, 3, 3): rows are the arrow's axes
+        pts = o[:, None, :] + ln * (tpl_pts @ basis)  # (m, 3) @ (k, 3, 3) -> (k, m, 3)
+        k = len(o)
+        faces = (tpl_faces[None, :] + (np.arange(k) * n_tpl)[:, None] * _face_offset_mask(tpl_faces)[None, :]).ravel()
+        self._put(name, pts.reshape(-1, 3), faces=faces)
 
     def _draw_selected(self):
-        import pyvista as pv
         c, r = self.contacts, self.selected
         if c is None or r is None or r >= len(c):
             self._hide("contact-selected")
             return
-        self._put("contact-selected", pv.PolyData(np.asarray(c.points[r], dtype=np.float64)))
+        self._put("contact-selected", np.asarray(c.points[r], dtype=np.float64))
 
     def visible(self, name) -> bool:
         a = self.actors.get(name)
@@ -138,3 +160,60 @@ class ContactsLayer:
         if self.selected is not None:
             out.append(("selected contact", SELECTED_COLOR))
         return out
+
+
+# ---- cell arrays and the arrow template -------------------------------------------------------
+def _segment_cells(k: int) -> np.ndarray:
+    """VTK line cells (2, a, b) of k segments over points 0..2k-1."""
+    cells = np.empty((k, 3), dtype=np.int64)
+    cells[:, 0] = 2
+    cells[:, 1:] = np.arange(2 * k).reshape(k, 2)
+    return cells.ravel()
+
+
+def _vert_cells(n: int) -> np.ndarray:
+    cells = np.empty((n, 2), dtype=np.int64)
+    cells[:, 0] = 1
+    cells[:, 1] = np.arange(n)
+    return cells.ravel()
+
+
+_ARROWS: dict = {}
+
+
+def _arrow_template(width: float):
+    """pyvista's arrow (unit length along +x from the origin) as (points (m, 3), its face
+    cells, m), made once per width."""
+    got = _ARROWS.get(width)
+    if got is None:
+        import pyvista as pv
+        a = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width, tip_resolution=ARROW_SIDES,
+                     shaft_resolution=ARROW_SIDES).triangulate()
+        got = _ARROWS[width] = (np.asarray(a.points, dtype=np.float64), np.asarray(a.faces, dtype=np.int64),
+                                a.n_points)
+    return got
+
+
+_MASKS: dict = {}
+
+
+def _face_offset_mask(faces: np.ndarray) -> np.ndarray:
+    """1 where ``faces`` (a VTK cell array) holds a point id, 0 where it holds a count."""
+    key = faces.tobytes()
+    m = _MASKS.get(key)
+    if m is None:
+        m = np.ones(len(faces), dtype=np.int64)
+        i = 0
+        while i < len(faces):
+            m[i] = 0
+            i += int(faces[i]) + 1
+        _MASKS[key] = m
+    return m
+
+
+def _perpendiculars(x: np.ndarray):
+    """Two unit vectors completing each unit row of ``x`` to a right-handed frame."""
+    helper = np.where(np.abs(x[:, :1]) < 0.9, np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]))
+    y = np.cross(x, helper)
+    y /= np.linalg.norm(y, axis=1)[:, None]
+    return y, np.cross(x, y)

@@ -10,6 +10,7 @@ from PySide6 import QtCore, QtWidgets
 from cdcore.articulated import METHOD_LABELS, UPDATE_METHODS
 
 from .tables import fit_columns
+from .plots import curve_pen, light_grid
 from ..model.compare import MAX_METHODS, MIN_METHODS, CompareModel
 
 COLORS = {"aabb_plus": "#9467bd", "aabb_star": "#ff7f0e", "obb": "#1f77b4", "cab": "#d62728", "cab_sum": "#2ca02c"}
@@ -51,12 +52,12 @@ class ComparePanel(QtWidgets.QWidget):
         self.legend = pi.addLegend(offset=(5, 5))
         pi.setDownsampling(auto=True, mode="peak")
         pi.setClipToView(True)
-        pi.showGrid(x=True, y=True, alpha=0.3)
+        light_grid(pi)
         pi.setLabel("left", "t_total, µs per frame")
         pi.getAxis("left").enableAutoSIPrefix(False)  # never "ms (x0.001)": the unit is in the label
         pi.setLabel("bottom", "frames ago (0: newest)")
         # one curve per method, created once; the inactive ones are hidden and empty
-        self.curves = {m: pg.PlotDataItem([], [], pen=pg.mkPen(COLORS[m], width=1.5), name=METHOD_LABELS[m])
+        self.curves = {m: pg.PlotDataItem([], [], pen=curve_pen(COLORS[m]), name=METHOD_LABELS[m])
                        for m in UPDATE_METHODS}
         for c in self.curves.values():
             pi.addItem(c)
