@@ -150,30 +150,51 @@ def _closest_triangle(a, b, c, bary):
         w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
         bary[0], bary[1], bary[2] = 0.0, 1.0 - w, w
         return
-    den = va + vb + vc
-    if not den > 0.0:  # degenerate (collinear) triangle: best of its three edges
-        best = np.inf
-        for e in range(3):
-            p, q = (a, b) if e == 0 else ((b, c) if e == 1 else (c, a))
-            dx, dy, dz = q[0] - p[0], q[1] - p[1], q[2] - p[2]
-            ll = dx * dx + dy * dy + dz * dz
-            t = 0.0
-            if ll > 0.0:
-                t = min(1.0, max(0.0, -(p[0] * dx + p[1] * dy + p[2] * dz) / ll))
-            x, y, z = p[0] + t * dx, p[1] + t * dy, p[2] + t * dz
-            dd = x * x + y * y + z * z
-            if dd < best:
-                best = dd
-                if e == 0:
-                    bary[0], bary[1], bary[2] = 1.0 - t, t, 0.0
-                elif e == 1:
-                    bary[0], bary[1], bary[2] = 0.0, 1.0 - t, t
-                else:
-                    bary[0], bary[1], bary[2] = t, 0.0, 1.0 - t
+    den = va + vb + vc  # = |ab x ac|^2 in exact arithmetic
+    # Each of va, vb, vc is a difference of products of dot products of magnitude |ab| |ac| M^2
+    # (M: the largest |vertex|), so den and the weights vb/den, vc/den carry an absolute error of
+    # ~1e-16 |ab| |ac| M^2 / den. |ab x ac|^2, computed directly (relative error ~1e-16), tells
+    # when that is large: below 1e-6 |ab| |ac| M^2 (a sliver or a needle, weights good to only
+    # ~1e-10 or worse; a nearly collinear triangle gave points 0.34 off on unit-scale input) the
+    # best of the three edges is taken too. Both candidates lie on the triangle, so the nearer is
+    # never worse than either: the edges are off by at most the sliver's width (< 1e-3 M there).
+    nx = aby * acz - abz * acy
+    ny = abz * acx - abx * acz
+    nz = abx * acy - aby * acx
+    m2 = max(a[0] * a[0] + a[1] * a[1] + a[2] * a[2],
+             max(b[0] * b[0] + b[1] * b[1] + b[2] * b[2], c[0] * c[0] + c[1] * c[1] + c[2] * c[2]))
+    abac = np.sqrt((abx * abx + aby * aby + abz * abz) * (acx * acx + acy * acy + acz * acz))
+    if nx * nx + ny * ny + nz * nz > 1e-6 * abac * m2 and den > 0.0:
+        v = vb / den
+        w = vc / den
+        bary[0], bary[1], bary[2] = 1.0 - v - w, v, w
         return
-    v = vb / den
-    w = vc / den
-    bary[0], bary[1], bary[2] = 1.0 - v - w, v, w
+    best = np.inf
+    if den > 0.0:  # va, vb, vc >= 0 here (the vertex and edge regions were ruled out): on the triangle
+        v = vb / den
+        w = vc / den
+        x = a[0] + v * abx + w * acx
+        y = a[1] + v * aby + w * acy
+        z = a[2] + v * abz + w * acz
+        best = x * x + y * y + z * z
+        bary[0], bary[1], bary[2] = 1.0 - v - w, v, w
+    for e in range(3):
+        p, q = (a, b) if e == 0 else ((b, c) if e == 1 else (c, a))
+        dx, dy, dz = q[0] - p[0], q[1] - p[1], q[2] - p[2]
+        ll = dx * dx + dy * dy + dz * dz
+        t = 0.0
+        if ll > 0.0:
+            t = min(1.0, max(0.0, -(p[0] * dx + p[1] * dy + p[2] * dz) / ll))
+        x, y, z = p[0] + t * dx, p[1] + t * dy, p[2] + t * dz
+        dd = x * x + y * y + z * z
+        if dd < best:
+            best = dd
+            if e == 0:
+                bary[0], bary[1], bary[2] = 1.0 - t, t, 0.0
+            elif e == 1:
+                bary[0], bary[1], bary[2] = 0.0, 1.0 - t, t
+            else:
+                bary[0], bary[1], bary[2] = t, 0.0, 1.0 - t
 
 
 @njit(cache=True)
