@@ -2,7 +2,7 @@
 against an independent reference: the closest point of a degenerate (collinear) triangle, the
 simplex reduction of GJK on every simplex size (brute force over all faces), concentric
 shapes (GJK's zero start direction) and the ellipsoid's support point along a zero direction.
-Two strict xfails name a kernel defect found here (nearly collinear triangles)."""
+The two nearly-collinear-triangle tests found a kernel defect (fixed in _prim._closest_triangle)."""
 import itertools
 
 import numpy as np
@@ -76,10 +76,6 @@ def test_closest_triangle_equals_brute_force(case):
         assert got == pytest.approx(_triangle_distance(a, b, c), rel=1e-9, abs=1e-12), (a, b, c)
 
 
-@pytest.mark.xfail(strict=True, reason="kernel defect (reported 2026-11-27): _prim._closest_triangle takes a "
-                   "nearly collinear triangle for a proper one (va + vb + vc is rounding noise ~1e-15 > 0, the "
-                   "degenerate test is 'not den > 0'): the interior formula then returns a point up to 0.34 off "
-                   "on unit-scale input (10 of 300 here)")
 def test_closest_triangle_of_a_nearly_collinear_triangle():
     rng = np.random.default_rng(2)
     bary = np.empty(3)
@@ -91,9 +87,6 @@ def test_closest_triangle_of_a_nearly_collinear_triangle():
         assert got == pytest.approx(_triangle_distance(a, b, c), rel=1e-9, abs=1e-12), (a, b, c)
 
 
-@pytest.mark.xfail(strict=True, reason="kernel defect (reported 2026-11-27): through _closest_triangle, the exact "
-                   "ellipsoid-triangle test misses nearly collinear (sliver) triangles that cross the solid "
-                   "(13 of 2000 at distance 0.9 from a unit sphere's centre)")
 def test_a_sliver_triangle_through_an_ellipsoid_is_a_hit():
     rng = np.random.default_rng(2)
     size, pose, none = np.ones(3), np.eye(4), np.zeros((1, 3))
