@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from time import perf_counter
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
@@ -16,8 +17,8 @@ from functools import cached_property
 import numpy as np
 
 from . import _layout as L
-from ._core import (POSE_A_BAD, POSE_B_BAD, STATUS, batch_entry, batch_serial_entry, collide_entry,
-                    collide_kdop_entry, collide_kdop_trace_entry, collide_trace_entry, make_plan)
+from ._core import (POSE_A_BAD, POSE_B_BAD, POSE_SHAPE, RESUME, STATUS, batch_entry, batch_serial_entry, make_plan,
+                    query_entry, query_kdop_entry, resume_entry, resume_kdop_entry, workspace_len)
 from ._cycles import seconds_per_cycle
 from ._kdop_traverse import REALIGN_METHODS, REALIGN_TABLE, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._overlap import PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5
@@ -226,10 +227,13 @@ def pose_arg(pose, name):
     return as_pose(pose, name)
 
 
+_PROBLEMS = {**_POSE_PROBLEMS, POSE_SHAPE: "expected shape (4, 4)"}
+
+
 def raise_pose_status(status: int, name_a="pose_a", name_b="pose_b"):
     if status >= POSE_B_BAD:
-        raise ValueError(f"{name_b}: {_POSE_PROBLEMS[status - POSE_B_BAD]}")
-    raise ValueError(f"{name_a}: {_POSE_PROBLEMS[status - POSE_A_BAD]}")
+        raise ValueError(f"{name_b}: {_PROBLEMS[status - POSE_B_BAD]}")
+    raise ValueError(f"{name_a}: {_PROBLEMS[status - POSE_A_BAD]}")
 
 
 _NOT_RIGID = 3  # transforms._pose_problem: rotation part not orthonormal
@@ -324,66 +328,140 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
     Thread safety: any number of threads may query the same hierarchies at once; a
     hierarchy must not be refitted or rebuilt while another thread queries it.
     """
-    plan = _plan(bvh_a, bvh_b, test, realign)
+    # the options: one dict lookup validates them (``_plan`` says what is wrong otherwise)
+    plan = None
+    if type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv:
+        try:
+            plan = _PLANS.get((bvh_a.bv, test, realign))
+        except TypeError:  # an unhashable option
+            pass
+    if plan is None:
+        plan = _plan(bvh_a, bvh_b, test, realign)
     if contacts == "all":
         first = False
     elif contacts == "first":
         first = True
     else:
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
-    pa = _rigid_or_none(pose_a)
-    pb = _rigid_or_none(pose_b)
-    if pa is None or pb is None:  # not a float64 (4, 4) array: converted and checked here
-        try:
-            pa = pose_arg(pose_a, "pose_a")
-            pb = pose_arg(pose_b, "pose_b")
-        except ValueError:  # maybe a pose with per-axis scale (AABB trees), else the error
-            bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
+    pa = _EYE if pose_a is None else pose_a
+    pb = _EYE if pose_b is None else pose_b
+    if plan.kdop or trace or geometry:
+        return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
+    # the common case inline (each Python call level costs ~0.1 us): the poses go to the
+    # kernel as they are (one of another type than a writable C-ordered float64 array makes
+    # the compiled entry raise TypeError: ``_run`` converts it); buffers for this call only
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    W = np.empty(_W_LEN + bvh_a._stack_h + bvh_b._stack_h, dtype=np.int64)
+    pairs = np.empty((cap if first else max(64, cap), 2), dtype=np.int32)
+    p = plan.arrays[(first, False)]
+    t0 = perf_counter()
+    try:
+        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, W, pairs, _NO_TRACE)
+    except TypeError:
+        return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
+    t_total = perf_counter() - t0
+    if n < 0:
+        return _finish(plan, bvh_a, pa, bvh_b, pb, first, False, pose_a, pose_b, False, None, W, pairs, _NO_TRACE, n,
+                       t0)
+    return _result(n > 0, pairs[:n], W[:STATUS + 1], t_total)
+
+
+_W_LEN = workspace_len(0, 0)  # a workspace's length without the trees' heights
+_new = object.__new__
+
+
+def _result(hit, pairs, counts, t_total, trace=None) -> CollisionResult:
+    """``CollisionResult(hit, pairs, counts, t_total, trace)`` without running the dataclass's
+    ``__init__`` (a Python call level per query): the same attributes, set at once."""
+    res = _new(CollisionResult)
+    res.__dict__ = {"hit": hit, "pairs": pairs, "counts": counts, "t_total": t_total, "trace": trace,
+                    "points": None, "normals": None, "depths": None}
+    return res
+
+
+def _kernel_pose(pose, name):
+    """A pose the compiled entries take (float64, C-ordered, writable), converted and checked
+    (``as_pose``; a pose with per-axis scale is left to the kernel's status)."""
+    try:
+        arr = np.asarray(pose)
+        real = arr.dtype.kind in "fiu"
+    except (TypeError, ValueError):
+        real = False
+    if not real or arr.ndim != 2:
+        return as_pose(pose, name)  # raises what is wrong with it
+    if arr.shape != (4, 4):
+        raise ValueError(f"{name}: expected shape (4, 4), got {arr.shape}")
+    return np.array(arr, dtype=np.float64, order="C")  # a writable copy
+
+
+_NO_TRACE = np.empty((1, L.TRACE_COLS), dtype=np.int32)  # never written: traces are off
+
+
+def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry) -> CollisionResult:
+    """One query (``collide``'s general path: k-DOP trees, traces, contact geometry, converted
+    poses): buffers for this call, one compiled call (more when a buffer fills up)."""
     trace = bool(trace)
-    return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, bool(geometry))
-
-
-def _rigid_or_none(pose):
-    """A float64 C-contiguous (4, 4) array as it is (the kernel checks it), the identity for
-    None, else None (the slow path converts and checks it)."""
-    if pose is None:
-        return _EYE
-    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.c_contiguous:
-        return pose
-    return None
-
-
-def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry=False) -> CollisionResult:
-    """One compiled call. A pose the kernel refuses (``counts[STATUS]``) is either a pose with
-    per-axis scale (AABB trees: run on the scaled trees, once) or an error."""
-    counts = np.empty(STATUS + 1, dtype=np.int64)
-    rows = None
     p = plan.plan(first, trace)
-    t0 = time.perf_counter()
-    if plan.kdop:
-        kd = kdop_query_arrays(bvh_a, bvh_b, plan.method)
-        if trace:
-            pairs, rows = collide_kdop_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
+    kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else None
+    k2, rings = (0, 0) if kd is None else (kd.dirs.shape[0], kd.T.shape[0])
+    W = np.empty(workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings), dtype=np.int64)
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    pairs = np.empty((cap if first else max(64, cap), 2), dtype=np.int32)
+    rows = np.empty((4096, L.TRACE_COLS), dtype=np.int32) if trace else _NO_TRACE
+    FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
+    t0 = perf_counter()
+    try:
+        if kd is None:
+            n = query_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows)
         else:
-            pairs = collide_kdop_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
-    elif trace:
-        pairs, rows = collide_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
-    else:
-        pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
-    t_total = time.perf_counter() - t0
-    if counts[STATUS]:
+            n = query_kdop_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows, kd)
+    except TypeError:  # a pose the entries do not take as it is
+        pa2 = pa if pa is _EYE else _kernel_pose(pa, "pose_a")
+        pb2 = pb if pb is _EYE else _kernel_pose(pb, "pose_b")
+        return _run(plan, bvh_a, pa2, bvh_b, pb2, first, trace, pose_a, pose_b, geometry)
+    return _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n, t0)
+
+
+def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n, t0):
+    """After the first compiled call (``n``, started at ``t0``): resumes while a buffer is
+    full, handles a pose the kernel refused (``counts[STATUS]``: a pose with per-axis scale,
+    AABB trees: run on the scaled trees, once; or an error), builds the result."""
+    FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
+    p = plan.plan(first, trace)
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    while n == RESUME:  # a full buffer: grow it, keep what is written, resume
+        n_pairs, n_rows = int(W[L.W_STATE + L.ST_PAIRS]), int(W[L.W_STATE + L.ST_TRACE])
+        if n_pairs + cap > len(pairs):
+            pairs = _grown(pairs, n_pairs, n_pairs + cap)
+        if trace and n_rows >= len(rows):
+            rows = _grown(rows, n_rows, n_rows + 1)
+        if kd is None:
+            n = resume_entry(FA, IA, FB, IB, p, W, pairs, rows)
+        else:
+            n = resume_kdop_entry(FA, IA, FB, IB, p, W, pairs, rows, kd)
+    t_total = perf_counter() - t0
+    if n < 0:
         if pose_a is None and pose_b is None:
-            raise_pose_status(int(counts[STATUS]))
+            raise_pose_status(-n)
         # a pose with per-axis scale (AABB: the scaled trees), or an error raised here
         sa, ra, sb, rb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
-        if sa is bvh_a and sb is bvh_b and ra is pa and rb is pb:
-            raise_pose_status(int(counts[STATUS]))
+        if sa is bvh_a and sb is bvh_b:
+            raise_pose_status(-n)
         return _run(plan, sa, ra, sb, rb, first, trace, None, None, geometry)
-    res = CollisionResult(len(pairs) > 0, pairs, counts, t_total, None if rows is None else Trace.from_rows(rows))
+    res = _result(n > 0, pairs[:n], W[:STATUS + 1], t_total,
+                  Trace.from_rows(rows[:int(W[L.W_STATE + L.ST_TRACE])]) if trace else None)
     if geometry:  # contact geometry: a post-pass over the pairs (cdcore.contacts), only when asked
         from .contacts import add_geometry
         add_geometry(res, bvh_a, pa, bvh_b, pb)
     return res
+
+
+def _grown(buf, n, need):
+    """A buffer of at least ``need`` rows (twice as many as ``buf``'s at least) holding its
+    first ``n`` rows."""
+    out = np.empty((max(need, 2 * len(buf)), buf.shape[1]), dtype=buf.dtype)
+    out[:n] = buf[:n]
+    return out
 
 
 # Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB
