@@ -423,10 +423,11 @@ def _kdop_query(method, KT, R, t):
 
 # ---- the query entry points: one compiled call per query, nothing allocated inside ----
 # A call's memory comes from its caller: the workspace ``W`` (int64, ``_layout.W_*``;
-# ``workspace_len``), the pairs buffer (rows, 2) int32 and the trace buffer (rows, TRACE_COLS)
-# int32. The entries are compiled without numba's runtime (``_pairjit``): unboxing an array
-# argument then creates no reference-counted handle (~15 ns instead of ~70 ns each), and the
-# ~30 arrays of the bundles cost no atomic operations.
+# ``workspace_len``), the pairs buffer (rows, 2) int32 (or, given with no rows, the end of
+# ``W``) and the trace buffer (rows, TRACE_COLS) int32. The entries are compiled without
+# numba's runtime (``_pairjit``): unboxing an array argument then creates no reference-counted
+# handle (~15 ns instead of ~70 ns each), and the ~30 arrays of the bundles cost no atomic
+# operations.
 #
 # Return value: the number of triangle pairs (>= 0: done, the pairs sorted in place),
 # ``RESUME`` (the pairs or trace buffer is full: grow it and call ``resume_entry``), or minus
@@ -448,19 +449,21 @@ SIG_RESUME_KDOP = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2, _KT)
 
 def workspace_len(height_a: int, height_b: int, k2: int = 0, n_rings: int = 0) -> int:
     """Length of a query's workspace for trees of these heights (k-DOP trees: ``k2`` = k/2
-    directions, ``n_rings`` rows of the realignment's ring table)."""
+    directions, ``n_rings`` rows of the realignment's ring table), not counting the rows of
+    a pairs buffer it may hold at its end: this is where they start (one int64 per pair)."""
     return W_FIXED + k2 * (QI_COLS + QF_TROW + n_rings) + height_a + height_b + 2
 
 
 @njit(cache=True, inline='always')
 def _workspace(W, IA, IB, pairs, trace, k2, qf_cols):
     """(R, t, qf, qi, Buffers) as views into the workspace ``W`` and the caller's buffers; a
-    workspace too short for these trees raises ``ValueError`` (it would be written out of
-    bounds)."""
+    ``pairs`` buffer of no rows means the rows at the end of ``W`` (after ``workspace_len``
+    slots: what ``collide`` and ``Query`` allocate, one array per call). A workspace too short
+    for these trees raises ``ValueError`` (it would be written out of bounds)."""
     stack_rows = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
     o = W_FIXED + k2 * QI_COLS
     n = o + k2 * qf_cols + stack_rows
-    if W.shape[0] < n or pairs.shape[0] < 1 or trace.shape[0] < 1:
+    if W.shape[0] < n or trace.shape[0] < 1 or (pairs.shape[0] == 0 and W.shape[0] == n):
         raise ValueError("query workspace too small for these trees")
     R = c_view(W, W_R, (np.int64(3), np.int64(3)), np.float64)
     t = c_view(W, W_T, (np.int64(3),), np.float64)
@@ -468,6 +471,8 @@ def _workspace(W, IA, IB, pairs, trace, k2, qf_cols):
     qi = c_view(W, W_FIXED, (np.int64(k2), np.int64(QI_COLS)), np.int64)
     qf = c_view(W, o, (np.int64(k2), np.int64(qf_cols)), np.float64)
     stack = c_view(W, o + k2 * qf_cols, (stack_rows, np.int64(2)), np.int32)
+    if pairs.shape[0] == 0:
+        pairs = c_view(W, n, (W.shape[0] - n, np.int64(2)), np.int32)
     buf = Buffers(pairs, trace, stack, W[:N_STATS], W[W_STATE:W_STATE + N_STATE], box)
     return R, t, qf, qi, buf
 

@@ -349,30 +349,54 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
         return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
     # the common case inline (each Python call level costs ~0.1 us): the poses go to the
     # kernel as they are (one of another type than a writable C-ordered float64 array makes
-    # the compiled entry raise TypeError: ``_run`` converts it); buffers for this call only
+    # the compiled entry raise TypeError: ``_run`` converts it); one array for this call:
+    # the workspace with the pairs buffer at its end (``_core._workspace``)
     cap = bvh_a._leaf_cap * bvh_b._leaf_cap
-    W = np.empty(_W_LEN + bvh_a._stack_h + bvh_b._stack_h, dtype=np.int64)
-    pairs = np.empty((cap if first else max(64, cap), 2), dtype=np.int32)
+    o = _W_LEN + bvh_a._stack_h + bvh_b._stack_h
+    W = np.empty(o + (cap if first else max(64, cap)), dtype=np.int64)
     p = plan.arrays[(first, False)]
     t0 = perf_counter()
     try:
-        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, W, pairs, _NO_TRACE)
+        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, W, _NO_PAIRS, _NO_TRACE)
     except TypeError:
         return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
     t_total = perf_counter() - t0
     if n < 0:
-        return _finish(plan, bvh_a, pa, bvh_b, pb, first, False, pose_a, pose_b, False, None, W, pairs, _NO_TRACE, n,
-                       t0)
-    return _result(n > 0, pairs[:n], W[:STATUS + 1], t_total)
+        return _finish(plan, bvh_a, pa, bvh_b, pb, first, False, pose_a, pose_b, False, None, W, _tail(W, o),
+                       _NO_TRACE, n, t0)
+    res = _new(_Result)
+    res.__dict__ = {"hit": n > 0, "t_total": t_total, "_W": W, "_n": n, "_o": o}
+    return res
 
 
 _W_LEN = workspace_len(0, 0)  # a workspace's length without the trees' heights
 _new = object.__new__
+_NO_PAIRS = np.empty((0, 2), dtype=np.int32)  # never written: the pairs are at the workspace's end
+_NO_TRACE = np.empty((1, L.TRACE_COLS), dtype=np.int32)  # never written: traces are off
+
+
+def _tail(W, o):
+    """The pairs buffer at the end of a workspace (from slot ``o``), as (rows, 2) int32."""
+    return W[o:].view(np.int32).reshape(-1, 2)
+
+
+class _Result(CollisionResult):
+    """A ``CollisionResult`` of ``collide``'s common case, built without the dataclass's
+    ``__init__`` (a Python call level per query): ``pairs`` and ``counts`` are views into the
+    call's workspace ``_W``, made on first access."""
+
+    @cached_property
+    def pairs(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return _tail(self._W, self._o)[:self._n]
+
+    @cached_property
+    def counts(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return self._W[:STATUS + 1]
 
 
 def _result(hit, pairs, counts, t_total, trace=None) -> CollisionResult:
     """``CollisionResult(hit, pairs, counts, t_total, trace)`` without running the dataclass's
-    ``__init__`` (a Python call level per query): the same attributes, set at once."""
+    ``__init__``: the same attributes, set at once."""
     res = _new(CollisionResult)
     res.__dict__ = {"hit": hit, "pairs": pairs, "counts": counts, "t_total": t_total, "trace": trace,
                     "points": None, "normals": None, "depths": None}
@@ -394,19 +418,17 @@ def _kernel_pose(pose, name):
     return np.array(arr, dtype=np.float64, order="C")  # a writable copy
 
 
-_NO_TRACE = np.empty((1, L.TRACE_COLS), dtype=np.int32)  # never written: traces are off
-
-
-def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry) -> CollisionResult:
+def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, converted=False) -> CollisionResult:
     """One query (``collide``'s general path: k-DOP trees, traces, contact geometry, converted
     poses): buffers for this call, one compiled call (more when a buffer fills up)."""
     trace = bool(trace)
     p = plan.plan(first, trace)
     kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else None
     k2, rings = (0, 0) if kd is None else (kd.dirs.shape[0], kd.T.shape[0])
-    W = np.empty(workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings), dtype=np.int64)
+    o = workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings)
     cap = bvh_a._leaf_cap * bvh_b._leaf_cap
-    pairs = np.empty((cap if first else max(64, cap), 2), dtype=np.int32)
+    W = np.empty(o + (cap if first else max(64, cap)), dtype=np.int64)
+    pairs = _tail(W, o)  # the workspace's end, as the kernel sees it
     rows = np.empty((4096, L.TRACE_COLS), dtype=np.int32) if trace else _NO_TRACE
     FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
     t0 = perf_counter()
@@ -416,9 +438,11 @@ def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry) -> 
         else:
             n = query_kdop_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows, kd)
     except TypeError:  # a pose the entries do not take as it is
+        if converted:
+            raise
         pa2 = pa if pa is _EYE else _kernel_pose(pa, "pose_a")
         pb2 = pb if pb is _EYE else _kernel_pose(pb, "pose_b")
-        return _run(plan, bvh_a, pa2, bvh_b, pb2, first, trace, pose_a, pose_b, geometry)
+        return _run(plan, bvh_a, pa2, bvh_b, pb2, first, trace, pose_a, pose_b, geometry, True)
     return _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n, t0)
 
 

@@ -14,12 +14,16 @@ import numpy as np
 
 from ._core import RESUME, query_entry, query_kdop_entry, workspace_len
 from ._kdop_traverse import kdop_query_arrays
-from ._layout import TRACE_COLS
 from .bvh import BVH
-from .collide import CollisionResult, _kernel_pose, _plan, collide, raise_pose_status
+from .collide import _NO_PAIRS, _NO_TRACE, CollisionResult, _kernel_pose, _plan, collide, raise_pose_status
 
 _EYE = np.eye(4)  # A's pose of ``q(pose_b)`` (never written)
-_NO_TRACE = np.empty((1, TRACE_COLS), dtype=np.int32)  # never written: no trace
+
+
+def _refused(n):
+    if n == RESUME:  # cannot happen: room for the first leaf pair's triangle pairs
+        raise RuntimeError("Query: pair buffer too small")
+    raise_pose_status(-n)
 
 
 class Query:
@@ -50,7 +54,7 @@ class Query:
     """
 
     __slots__ = ("bvh_a", "bvh_b", "test", "realign", "_FA", "_IA", "_FB", "_IB", "_plan", "_kd", "_pool",
-                 "_ws_len", "_pair_rows")
+                 "_ws_len")
 
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None):
         plan = _plan(bvh_a, bvh_b, test, realign)
@@ -59,37 +63,48 @@ class Query:
         self._plan = plan.plan(True)
         self._kd = kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else None
         k2, rings = (0, 0) if kd is None else (kd.dirs.shape[0], kd.T.shape[0])
-        self._ws_len = workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings)
-        # first contact: the traversal stops in the first leaf pair that has one
-        self._pair_rows = bvh_a._leaf_cap * bvh_b._leaf_cap
-        self._pool = [self._workspace()]
-
-    def _workspace(self):
-        return np.zeros(self._ws_len, dtype=np.int64), np.empty((self._pair_rows, 2), dtype=np.int32)
+        # the pairs buffer at the workspace's end: first contact stops in the first leaf pair
+        # that has one, so room for one leaf pair's triangle pairs is enough
+        self._ws_len = workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings) + bvh_a._leaf_cap * bvh_b._leaf_cap
+        self._pool = [np.zeros(self._ws_len, dtype=np.int64)]
 
     def __call__(self, pose_a, pose_b=None) -> bool:
         if pose_b is None:
             pose_a, pose_b = _EYE, pose_a
         pool = self._pool
         try:
-            W, pairs = ws = pool.pop()
+            W = pool.pop()
         except IndexError:  # every workspace is in use by another thread
-            W, pairs = ws = self._workspace()
+            W = np.zeros(self._ws_len, dtype=np.int64)
         try:
             if self._kd is None:
-                n = query_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, pairs,
+                n = query_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
                                 _NO_TRACE)
             else:
-                n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, pairs,
-                                     _NO_TRACE, self._kd)
+                n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W,
+                                     _NO_PAIRS, _NO_TRACE, self._kd)
         except TypeError:  # a pose of another type than a writable C-ordered float64 array
-            pool.append(ws)
-            return self(pose_a if pose_a is _EYE else _kernel_pose(pose_a, "pose_a"), _kernel_pose(pose_b, "pose_b"))
-        pool.append(ws)
+            pool.append(W)
+            return self._converted(pose_a, pose_b)
+        pool.append(W)
         if n < 0:
-            if n == RESUME:  # cannot happen: room for the first leaf pair's triangle pairs
-                raise RuntimeError("Query: pair buffer too small")
-            raise_pose_status(-n)
+            _refused(n)
+        return n > 0
+
+    def _converted(self, pose_a, pose_b) -> bool:
+        """The call with its poses converted (``collide._kernel_pose``: shape checked, float64,
+        C-ordered, writable), in a workspace of its own."""
+        pose_a = pose_a if pose_a is _EYE else _kernel_pose(pose_a, "pose_a")
+        pose_b = _kernel_pose(pose_b, "pose_b")
+        W = np.zeros(self._ws_len, dtype=np.int64)
+        if self._kd is None:
+            n = query_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
+                            _NO_TRACE)
+        else:
+            n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
+                                 _NO_TRACE, self._kd)
+        if n < 0:
+            _refused(n)
         return n > 0
 
     def result(self, pose_a, pose_b, contacts: str = "first", trace: bool = False) -> CollisionResult:
