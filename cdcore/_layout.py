@@ -120,7 +120,8 @@ N_STATE = 3
 # per concurrent call) and the compiled entry allocates nothing.
 W_STATUS = N_STATS  # the status slot: 0, or a bad pose (_core.POSE_A_BAD / POSE_B_BAD + code)
 W_STATE = N_STATS + 1  # N_STATE slots (ST_*)
-W_R = W_STATE + N_STATE  # R (3, 3) float64
+W_CYC = W_STATE + N_STATE  # cycle-counter ticks spent in the compiled query (CollisionResult.t_total)
+W_R = W_CYC + 1  # R (3, 3) float64
 W_T = W_R + 9  # t (3,) float64
 W_BOX = W_T + 3  # box scratch (3, 3, 3) float64
 W_FIXED = W_BOX + 27  # then qi (k/2, QI_COLS) int64, qf (k/2, qf_cols) float64, stack (rows, 2) int32

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 import time
-from time import perf_counter
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cached_property
@@ -161,9 +160,16 @@ class _Plan:
     method: int  # k-DOP realignment method (REALIGN_*), 0 otherwise
     # the kernels' plan arrays by (first, trace) (``_core.make_plan``): built once, never written
     arrays: dict = field(default_factory=dict, compare=False, hash=False)
+    p_first: np.ndarray = field(init=False, compare=False, hash=False, repr=False)
+    p_all: np.ndarray = field(init=False, compare=False, hash=False, repr=False)
 
     def plan(self, first: bool, trace: bool = False) -> np.ndarray:
         return self.arrays[(first, trace)]
+
+    def __post_init__(self):
+        # ``plan(True)`` and ``plan(False)`` as attributes: read per query instead of a lookup
+        object.__setattr__(self, "p_first", self.arrays.get((True, False)))
+        object.__setattr__(self, "p_all", self.arrays.get((False, False)))
 
 
 def _make_plans() -> dict:
@@ -354,18 +360,16 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
     cap = bvh_a._leaf_cap * bvh_b._leaf_cap
     o = _W_LEN + bvh_a._stack_h + bvh_b._stack_h
     W = np.empty(o + (cap if first else max(64, cap)), dtype=np.int64)
-    p = plan.arrays[(first, False)]
-    t0 = perf_counter()
     try:
-        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, W, _NO_PAIRS, _NO_TRACE)
+        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.p_first if first else plan.p_all, W,
+                        _NO_PAIRS, _NO_TRACE)
     except TypeError:
         return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
-    t_total = perf_counter() - t0
     if n < 0:
         return _finish(plan, bvh_a, pa, bvh_b, pb, first, False, pose_a, pose_b, False, None, W, _tail(W, o),
-                       _NO_TRACE, n, t0)
+                       _NO_TRACE, n)
     res = _new(_Result)
-    res.__dict__ = {"hit": n > 0, "t_total": t_total, "_W": W, "_n": n, "_o": o}
+    res.__dict__ = {"hit": n > 0, "_W": W, "_n": n, "_o": o}
     return res
 
 
@@ -392,6 +396,16 @@ class _Result(CollisionResult):
     @cached_property
     def counts(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
         return self._W[:STATUS + 1]
+
+    @cached_property
+    def t_total(self) -> float:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return _seconds(self._W)
+
+
+def _seconds(W) -> float:
+    """Seconds in the compiled query: the cycle counter's ticks the kernel wrote at
+    ``W[W_CYC]`` (``_cycles``; 0.0 on a platform without a usable counter)."""
+    return float(W[L.W_CYC]) * seconds_per_cycle()
 
 
 def _result(hit, pairs, counts, t_total, trace=None) -> CollisionResult:
@@ -431,7 +445,6 @@ def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, con
     pairs = _tail(W, o)  # the workspace's end, as the kernel sees it
     rows = np.empty((4096, L.TRACE_COLS), dtype=np.int32) if trace else _NO_TRACE
     FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
-    t0 = perf_counter()
     try:
         if kd is None:
             n = query_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows)
@@ -443,11 +456,11 @@ def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, con
         pa2 = pa if pa is _EYE else _kernel_pose(pa, "pose_a")
         pb2 = pb if pb is _EYE else _kernel_pose(pb, "pose_b")
         return _run(plan, bvh_a, pa2, bvh_b, pb2, first, trace, pose_a, pose_b, geometry, True)
-    return _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n, t0)
+    return _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n)
 
 
-def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n, t0):
-    """After the first compiled call (``n``, started at ``t0``): resumes while a buffer is
+def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n):
+    """After the first compiled call (``n``): resumes while a buffer is
     full, handles a pose the kernel refused (``counts[STATUS]``: a pose with per-axis scale,
     AABB trees: run on the scaled trees, once; or an error), builds the result."""
     FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
@@ -463,7 +476,6 @@ def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, 
             n = resume_entry(FA, IA, FB, IB, p, W, pairs, rows)
         else:
             n = resume_kdop_entry(FA, IA, FB, IB, p, W, pairs, rows, kd)
-    t_total = perf_counter() - t0
     if n < 0:
         if pose_a is None and pose_b is None:
             raise_pose_status(-n)
@@ -472,7 +484,7 @@ def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, 
         if sa is bvh_a and sb is bvh_b:
             raise_pose_status(-n)
         return _run(plan, sa, ra, sb, rb, first, trace, None, None, geometry)
-    res = _result(n > 0, pairs[:n], W[:STATUS + 1], t_total,
+    res = _result(n > 0, pairs[:n], W[:STATUS + 1], _seconds(W),
                   Trace.from_rows(rows[:int(W[L.W_STATE + L.ST_TRACE])]) if trace else None)
     if geometry:  # contact geometry: a post-pass over the pairs (cdcore.contacts), only when asked
         from .contacts import add_geometry
