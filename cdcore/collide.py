@@ -1,9 +1,13 @@
 """Collision queries between two hierarchies: the typed public API over ``_core``.
 
-Each query is one compiled call (``_core.collide_entry``): the poses are checked, the
-relative transform computed, the hierarchies traversed and the pairs sorted inside it. The
-options of a query reach the kernels as one prepared int64 ``plan`` array (``_layout.P_*``),
-looked up once per call (``_PLANS``).
+Each query is one compiled call (``_core.query_entry``; more only when a buffer fills up):
+the poses are checked, the relative transform computed, the hierarchies traversed and the
+pairs sorted inside it, in one int64 workspace the call allocates (``_layout.W_*``: counters,
+state, scratch, stack, then the pairs). The options of a query reach the kernels as one
+prepared int64 ``plan`` array (``_layout.P_*``), looked up once per call (``_PLANS``). The
+common case (no k-DOP, trace or contact geometry) runs inline in ``collide`` and returns a
+``CollisionResult`` whose ``pairs``, ``counts`` and ``t_total`` are read from the workspace
+on first access.
 """
 from __future__ import annotations
 
