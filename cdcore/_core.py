@@ -20,34 +20,37 @@ per query. Defined once, here:
 * leaf handling (``leaf_pair``): B's triangles moved into A's frame, exact triangle tests
   (``_tritri``); k-DOP trees first test each moved triangle's own k-DOP against A's leaf;
 * the counter slots, status codes and trace columns (``_layout``);
-* one resumable kernel (``traverse``), one driver that grows its buffers (``drive``), and the
-  compiled entry points a query makes exactly one call to (``collide_entry``,
-  ``collide_kdop_entry``, their ``_trace`` variants, ``hit_entry``/``hit_kdop_entry`` for the
-  prepared ``Query``, ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack``
-  so that each tree costs two arguments).
+* one resumable kernel (``traverse``), one driver that grows its buffers (``drive``: the
+  articulated and front-cache queries), and the compiled entry points a query makes one call
+  to (``query_entry``/``query_kdop_entry``, ``resume_entry``/``resume_kdop_entry`` after a full
+  buffer; ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack`` so that each
+  tree costs two arguments). The query entries allocate nothing: the working memory is one
+  int64 workspace (``_layout.W_*``) and two buffers, all the caller's (``collide`` makes them
+  per call, ``Query`` keeps a pool), and they have one explicit signature each.
 
 The per-pair callees (``leaf_pair``, ``bv.dispatch.box_separation``/``kdop_separation``) are
 compiled without reference counting (``_pairjit``): a call passing arrays costs no atomic
 operations.
 
-Every buffer is allocated per call inside the kernels: no state is shared between calls, and
-the entry points release the GIL (``nogil``), so several Python threads can query at once.
+No state is shared between calls (every buffer belongs to one call at a time), and the entry
+points release the GIL (``nogil``), so several Python threads can query at once.
 """
 from collections import namedtuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit, prange, typeof, types
 
 from ._cycles import read_cycles
-from ._kdop_traverse import QF_PAD, QF_TROW, QI_COLS, prepare_query
+from ._kdop_traverse import QF_PAD, QF_TROW, QI_COLS, no_kdop_arrays, prepare_query
 from ._layout import (AXIS_SPHERE, BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
                       CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, KIND_AABB, LEFT, N_COUNTERS, N_STATE, N_STATS,
                       OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, P_AXES, P_EXACT, P_FIRST, P_KIND,
                       P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SIZE, SPLIT_A, SPLIT_B,
                       SPLIT_NONE, SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
-                      TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS)
+                      TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS, W_BOX, W_CYC, W_FIXED,
+                      W_R, W_STATE, W_STATUS, W_T)
 from ._overlap import ABS_EPS, spheres_separated
-from ._pack import H_HEIGHT, H_LEAF_CAP, unpack
+from ._pack import H_HEIGHT, H_LEAF_CAP, c_view, unpack
 from ._pairjit import pair_njit
 from ._tritri import tri_tri_overlap_xyz
 from .bv.dispatch import box_separation, kdop_separation
@@ -56,6 +59,7 @@ from .transforms import _ORTHO_TOL, _pose_problem, _relative_transform, moved_ve
 # pose problems reported by the entry points (added to the pose's own code, _pose_problem)
 POSE_A_BAD = 10
 POSE_B_BAD = 20
+POSE_SHAPE = 4  # a pose's problem code beyond ``_pose_problem``'s: not of shape (4, 4)
 
 #: one hierarchy inside the kernels: nodes_f (n, N_FCOLS) float64, nodes_i (n, N_ICOLS) int32,
 #: prim_order (m,) int32, vertices (nv, 3) float64, faces (m, 3) int32 (all C-contiguous, writable)
@@ -175,6 +179,13 @@ def _all_prim_pairs(a, b, A, B, pairs, n_pairs):
     return n_pairs
 
 
+# the families of node-pair tests ``traverse`` compiles its loop for (``_walk``)
+MODE_AABB = 0  # boxes, every pair sharing the relative rotation
+MODE_OBB = 1  # oriented boxes
+MODE_SPHERES = 2  # spheres, then (TEST_SPHERE5 / TEST_SPHERE15) boxes
+MODE_KDOP = 3  # k-DOP slabs after realignment
+
+
 @pair_njit(nogil=True)
 def traverse(plan, R, t, A, B, K, buf):
     """Collide two hierarchies ``A``, ``B`` (``Tree``), B moved into A's frame by (R, t), resumably.
@@ -196,7 +207,26 @@ def traverse(plan, R, t, A, B, K, buf):
     iteration.) Compiled without reference counting (``_pairjit``), like its per-pair callees:
     it allocates nothing (the box tests' scratch is ``buf.box``), and the ~25 arrays of its
     bundles would otherwise cost two atomic operations each per call.
+
+    The loop (``_walk``) is compiled once per family of node-pair tests (``MODE_*``) with the
+    family a constant: each copy keeps only its own test, so the register allocator is not
+    spilling the k-DOP realignment's state around an oriented-box test (the single loop spent
+    ~540 instructions per node pair, mostly reloading spilled values).
     """
+    kind = plan[P_KIND]
+    test = plan[P_TEST]
+    if test == TEST_SLAB:
+        return _walk(MODE_KDOP, plan, R, t, A, B, K, buf)
+    if test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
+        return _walk(MODE_SPHERES, plan, R, t, A, B, K, buf)
+    if kind == KIND_AABB:
+        return _walk(MODE_AABB, plan, R, t, A, B, K, buf)
+    return _walk(MODE_OBB, plan, R, t, A, B, K, buf)
+
+
+@njit(cache=True, inline='always')
+def _walk(mode, plan, R, t, A, B, K, buf):
+    """``traverse``'s loop for one family of tests (``mode``: a constant at each call site)."""
     kind = plan[P_KIND]
     test = plan[P_TEST]
     program = plan[P_PROGRAM]
@@ -205,10 +235,10 @@ def traverse(plan, R, t, A, B, K, buf):
     trace_on = plan[P_TRACE] != 0
     exact_leaves = plan[P_EXACT] != 0
     axes = plan[P_AXES:P_AXES + plan[P_NAXES]]
-    kfilter = test == TEST_SLAB
-    aabb = kind == KIND_AABB
-    boxes = test != TEST_SPHERE and not kfilter
-    spheres = test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15
+    kfilter = mode == MODE_KDOP
+    spheres = mode == MODE_SPHERES
+    aabb = mode == MODE_AABB or (spheres and kind == KIND_AABB)
+    boxes = mode == MODE_AABB or mode == MODE_OBB or (spheres and test != TEST_SPHERE)
     qpad = K.qf[0, QF_PAD] if kfilter else 0.0
     nfA = A.nf
     niA = A.ni
@@ -417,126 +447,191 @@ def _kdop_query(method, KT, R, t):
     return KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
 
 
+# ---- the query entry points: one compiled call per query, nothing allocated inside ----
+# A call's memory comes from its caller: the workspace ``W`` (int64, ``_layout.W_*``;
+# ``workspace_len``), the pairs buffer (rows, 2) int32 (or, given with no rows, the end of
+# ``W``) and the trace buffer (rows, TRACE_COLS) int32. The entries are compiled without
+# numba's runtime (``_pairjit``): unboxing an array argument then creates no reference-counted
+# handle (~15 ns instead of ~70 ns each), and the ~30 arrays of the bundles cost no atomic
+# operations.
+#
+# Return value: the number of triangle pairs (>= 0: done, the pairs sorted in place),
+# ``RESUME`` (the pairs or trace buffer is full: grow it and call ``resume_entry``), or minus
+# the status (a bad pose, also written at ``W[W_STATUS]``; nothing else was done).
+STATUS = W_STATUS  # slot of ``counts`` (= ``W[:W_STATUS + 1]``) holding the status
+RESUME = -1
+
+# The entries' one signature each, compiled (or loaded from the cache) at import: a call with
+# other argument types (a read-only, Fortran-ordered or non-float64 pose) raises ``TypeError``
+# without compiling, and the caller converts. So the call needs no type checks in Python.
+_F1, _I1, _L1 = types.float64[::1], types.int32[::1], types.int64[::1]
+_P2, _I2 = types.float64[:, ::1], types.int32[:, ::1]
+_KT = typeof(no_kdop_arrays())
+SIG_QUERY = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2)
+SIG_RESUME = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2)
+SIG_QUERY_KDOP = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2, _KT)
+SIG_RESUME_KDOP = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2, _KT)
+
+
+def workspace_len(height_a: int, height_b: int, k2: int = 0, n_rings: int = 0) -> int:
+    """Length of a query's workspace for trees of these heights (k-DOP trees: ``k2`` = k/2
+    directions, ``n_rings`` rows of the realignment's ring table), not counting the rows of
+    a pairs buffer it may hold at its end: this is where they start (one int64 per pair)."""
+    return W_FIXED + k2 * (QI_COLS + QF_TROW + n_rings) + height_a + height_b + 2
+
+
 @njit(cache=True, inline='always')
-def _finish(buf, counts):
-    """Counters into ``counts``; the sorted pairs and the trace rows."""
+def _workspace(W, IA, IB, pairs, trace, k2, qf_cols):
+    """(R, t, qf, qi, Buffers) as views into the workspace ``W`` and the caller's buffers; a
+    ``pairs`` buffer of no rows means the rows at the end of ``W`` (after ``workspace_len``
+    slots: what ``collide`` and ``Query`` allocate, one array per call). A workspace too short
+    for these trees raises ``ValueError`` (it would be written out of bounds)."""
+    stack_rows = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    o = W_FIXED + k2 * QI_COLS
+    n = o + k2 * qf_cols + stack_rows
+    if W.shape[0] < n or trace.shape[0] < 1 or (pairs.shape[0] == 0 and W.shape[0] == n):
+        raise ValueError("query workspace too small for these trees")
+    R = c_view(W, W_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(W, W_T, (np.int64(3),), np.float64)
+    box = c_view(W, W_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
+    qi = c_view(W, W_FIXED, (np.int64(k2), np.int64(QI_COLS)), np.int64)
+    qf = c_view(W, o, (np.int64(k2), np.int64(qf_cols)), np.float64)
+    stack = c_view(W, o + k2 * qf_cols, (stack_rows, np.int64(2)), np.int32)
+    if pairs.shape[0] == 0:
+        pairs = c_view(W, n, (W.shape[0] - n, np.int64(2)), np.int32)
+    buf = Buffers(pairs, trace, stack, W[:N_STATS], W[W_STATE:W_STATE + N_STATE], box)
+    return R, t, qf, qi, buf
+
+
+@pair_njit
+def _sort_pairs(pairs, n):
+    """Rows ``0 .. n - 1`` of ``pairs`` sorted by (triangle of A, triangle of B), in place
+    (heapsort: no allocation)."""
+    for start in range(n // 2 - 1, -1, -1):
+        _sift(pairs, start, n)
+    for end in range(n - 1, 0, -1):
+        a = pairs[0, 0]
+        b = pairs[0, 1]
+        pairs[0, 0] = pairs[end, 0]
+        pairs[0, 1] = pairs[end, 1]
+        pairs[end, 0] = a
+        pairs[end, 1] = b
+        _sift(pairs, 0, end)
+
+
+@njit(cache=True, inline='always')
+def _less(pairs, i, j):
+    """Row i before row j: (triangle of A, triangle of B) compared in that order."""
+    return pairs[i, 0] < pairs[j, 0] or (pairs[i, 0] == pairs[j, 0] and pairs[i, 1] < pairs[j, 1])
+
+
+@njit(cache=True, inline='always')
+def _sift(pairs, root, n):
+    while True:
+        child = 2 * root + 1
+        if child >= n:
+            return
+        if child + 1 < n and _less(pairs, child, child + 1):
+            child += 1
+        if not _less(pairs, root, child):
+            return
+        a = pairs[root, 0]
+        b = pairs[root, 1]
+        pairs[root, 0] = pairs[child, 0]
+        pairs[root, 1] = pairs[child, 1]
+        pairs[child, 0] = a
+        pairs[child, 1] = b
+        root = child
+
+
+@njit(cache=True, inline='always')
+def _run(plan, R, t, A, B, K, buf, W, c0):
+    """``traverse``; done: the pairs sorted in place and their count, else ``RESUME``. Adds
+    the cycles since ``c0`` to ``W[W_CYC]``."""
+    status = traverse(plan, R, t, A, B, K, buf)
+    n = buf.state[ST_PAIRS]
+    if status == DONE and n > 1:
+        _sort_pairs(buf.pairs, n)
+    W[W_CYC] += read_cycles() - c0
+    return n if status == DONE else RESUME
+
+
+@njit(cache=True, inline='always')
+def _start(pose_a, pose_b, W):
+    """The counters zeroed and the poses checked (shape, then ``pose_status``); returns the
+    status (also at ``W[W_STATUS]``)."""
+    if W.shape[0] < W_FIXED:
+        raise ValueError("query workspace too small for these trees")
     for k in range(N_STATS):
-        counts[k] = buf.counters[k]
-    return sorted_pairs(buf.pairs[:buf.state[ST_PAIRS]]), buf.trace[:buf.state[ST_TRACE]]
+        W[k] = 0
+    W[W_CYC] = 0
+    if pose_a.shape[0] != 4 or pose_a.shape[1] != 4:
+        st = POSE_A_BAD + POSE_SHAPE
+    elif pose_b.shape[0] != 4 or pose_b.shape[1] != 4:
+        st = POSE_B_BAD + POSE_SHAPE
+    else:
+        st = pose_status(pose_a, pose_b)
+    W[W_STATUS] = st
+    return st
 
 
-# Results leave the compiled code as one array: numba boxes every returned array into a new
-# Python object (~0.45 us each), so the counters and the status are written into a caller's
-# array (``counts`` (N_STATS + 1,) int64, the status last) and only the pairs are returned;
-# traces come from the *_trace variants.
-STATUS = N_STATS  # slot of ``counts`` holding the status (0, or a bad pose)
-
-
-@njit(cache=True, nogil=True)
-def collide_trace_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts):
-    """One complete query on packed non-k-DOP trees: the poses checked (``pose_status``;
-    bad: nothing else is done), the relative transform, ``drive``, the sorted pairs. Writes
-    ``counts`` (N_STATS + 1,): the counters, the histogram, then the status. Returns (pairs
-    (k, 2) int32, trace rows (m, TRACE_COLS) int32)."""
-    st = pose_status(pose_a, pose_b)
-    counts[STATUS] = st
+@pair_njit(signature=SIG_QUERY, nogil=True)
+def query_entry(FA, IA, FB, IB, pose_a, pose_b, plan, W, pairs, trace):
+    """One query on packed non-k-DOP trees from the start: the poses checked, B's transform
+    into A's frame, ``traverse`` (see the return value above)."""
+    c0 = read_cycles()
+    st = _start(pose_a, pose_b, W)
     if st:
-        return np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32)
-    R = np.empty((3, 3))
-    t = np.empty(3)
+        return -st
+    R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, 0, 0)
     _relative_transform(pose_a, pose_b, R, t)
     A, B = trees(FA, IA, FB, IB)
-    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
-    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return _finish(buf, counts)
+    reset(buf)
+    return _run(plan, R, t, A, B, _unread_kdop(R, A, B, qi), buf, W, c0)
 
 
-@njit(cache=True, nogil=True)
-def collide_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts):
-    """``collide_trace_entry`` returning the pairs only (a returned array costs ~0.45 us)."""
-    st = pose_status(pose_a, pose_b)
-    counts[STATUS] = st
-    if st:
-        return np.empty((0, 2), dtype=np.int32)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
+@pair_njit(signature=SIG_RESUME, nogil=True)
+def resume_entry(FA, IA, FB, IB, plan, W, pairs, trace):
+    """Continue ``query_entry``'s traversal after ``RESUME`` with grown buffers (the rows
+    written so far copied in by the caller)."""
+    c0 = read_cycles()
+    R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, 0, 0)
     A, B = trees(FA, IA, FB, IB)
-    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
-    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return _finish(buf, counts)[0]
-
-
-@njit(cache=True, nogil=True)
-def collide_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts, KT):
-    """``collide_trace_entry`` for k-DOP trees: B's realignment tables for this query
-    (``_kdop_traverse.prepare_query``; ``KT``: ``KdopTables``), then the traversal with
-    ``TEST_SLAB``."""
-    st = pose_status(pose_a, pose_b)
-    counts[STATUS] = st
-    if st:
-        return np.empty((0, 2), dtype=np.int32), np.empty((0, TRACE_COLS), dtype=np.int32)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    A, B = trees(FA, IA, FB, IB)
-    K = _kdop_query(plan[P_METHOD], KT, R, t)
-    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return _finish(buf, counts)
-
-
-@njit(cache=True, nogil=True)
-def collide_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, counts, KT):
-    """``collide_kdop_trace_entry`` returning the pairs only."""
-    st = pose_status(pose_a, pose_b)
-    counts[STATUS] = st
-    if st:
-        return np.empty((0, 2), dtype=np.int32)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    A, B = trees(FA, IA, FB, IB)
-    K = _kdop_query(plan[P_METHOD], KT, R, t)
-    buf = drive(plan, R, t, A, B, K, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP]))
-    return _finish(buf, counts)[0]
+    return _run(plan, R, t, A, B, _unread_kdop(R, A, B, qi), buf, W, c0)
 
 
 @njit(cache=True, inline='always')
-def _check_pose_shapes(pose_a, pose_b):
-    if pose_a.shape[0] != 4 or pose_a.shape[1] != 4 or pose_b.shape[0] != 4 or pose_b.shape[1] != 4:
-        raise ValueError("pose: expected a (4, 4) array")
+def _kdop_bundle(KT, qf, qi):
+    return KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
 
 
-@njit(cache=True, nogil=True)
-def hit_entry(FA, IA, FB, IB, pose_a, pose_b, plan):
-    """Whether two packed non-k-DOP trees collide (first contact), with nothing checked but
-    what prevents a crash: the poses' shapes (a (4, 4) float64 array of another shape would be
-    read out of bounds). The prepared ``Query``'s call."""
-    _check_pose_shapes(pose_a, pose_b)
-    R = np.empty((3, 3))
-    t = np.empty(3)
+@pair_njit(signature=SIG_QUERY_KDOP, nogil=True)
+def query_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, W, pairs, trace, KT):
+    """``query_entry`` for k-DOP trees: B's realignment tables for this pose
+    (``_kdop_traverse.prepare_query``; ``KT``: ``KdopTables``), then ``TEST_SLAB``."""
+    c0 = read_cycles()
+    st = _start(pose_a, pose_b, W)
+    if st:
+        return -st
+    k2 = KT.dirs.shape[0]
+    R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, k2, QF_TROW + KT.T.shape[0])
     _relative_transform(pose_a, pose_b, R, t)
+    qf[:] = 0.0
+    qi[:] = 0
+    prepare_query(plan[P_METHOD], KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv, KT.T,
+                  KT.TN, KT.inv_delta, qf, qi)
     A, B = trees(FA, IA, FB, IB)
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    buf = new_buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
-    K = _unread_kdop(R, A, B, buf.state.reshape((1, N_STATE)))
-    traverse(plan, R, t, A, B, K, buf)
-    return buf.state[ST_PAIRS] > 0
+    reset(buf)
+    return _run(plan, R, t, A, B, _kdop_bundle(KT, qf, qi), buf, W, c0)
 
 
-@njit(cache=True, nogil=True)
-def hit_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, KT):
-    """``hit_entry`` for k-DOP trees (``KT``: ``KdopTables``)."""
-    _check_pose_shapes(pose_a, pose_b)
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
+@pair_njit(signature=SIG_RESUME_KDOP, nogil=True)
+def resume_kdop_entry(FA, IA, FB, IB, plan, W, pairs, trace, KT):
+    """``resume_entry`` for k-DOP trees."""
+    c0 = read_cycles()
+    R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, KT.dirs.shape[0], QF_TROW + KT.T.shape[0])
     A, B = trees(FA, IA, FB, IB)
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    buf = new_buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
-    K = _kdop_query(plan[P_METHOD], KT, R, t)
-    traverse(plan, R, t, A, B, K, buf)
-    return buf.state[ST_PAIRS] > 0
+    return _run(plan, R, t, A, B, _kdop_bundle(KT, qf, qi), buf, W, c0)
 
 
 @njit(cache=True, nogil=True)

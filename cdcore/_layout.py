@@ -111,3 +111,17 @@ ST_SP = 0  # pairs on the stack
 ST_PAIRS = 1  # triangle pairs written
 ST_TRACE = 2  # trace rows written
 N_STATE = 3
+
+# ---- a call's workspace: one int64 array (cdcore._core.workspace_len) ----
+# Everything a query call writes but its pairs and trace rows: the counts (the counters, the
+# histogram, then the status: the layout of ``CollisionResult.counts``), the resumable state,
+# B's relative transform and the box tests' scratch (float64 bit patterns), the k-DOP
+# per-query tables, then the stack (int32 pairs). The caller allocates it once (``Query``: one
+# per concurrent call) and the compiled entry allocates nothing.
+W_STATUS = N_STATS  # the status slot: 0, or a bad pose (_core.POSE_A_BAD / POSE_B_BAD + code)
+W_STATE = N_STATS + 1  # N_STATE slots (ST_*)
+W_CYC = W_STATE + N_STATE  # cycle-counter ticks spent in the compiled query (CollisionResult.t_total)
+W_R = W_CYC + 1  # R (3, 3) float64
+W_T = W_R + 9  # t (3,) float64
+W_BOX = W_T + 3  # box scratch (3, 3, 3) float64
+W_FIXED = W_BOX + 27  # then qi (k/2, QI_COLS) int64, qf (k/2, qf_cols) float64, stack (rows, 2) int32

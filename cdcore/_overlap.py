@@ -84,18 +84,22 @@ PROGRAM_SPHERE5 = 3
 def sat_program(program, axes, T, C, AC, ea, eb):
     """Separating-axis test with the axis list of ``program``, unrolled on scalars (a
     call per axis costs as much as the axis itself). Returns the first separating axis
-    id or -1. ``PROGRAM_CUSTOM`` tests ``axes`` in order."""
+    id or -1. ``PROGRAM_CUSTOM`` tests ``axes`` in order. (``sat_scalars`` on the arrays'
+    entries.)"""
     if program == PROGRAM_CUSTOM:
         return first_separating_axis(axes, T, C, AC, ea, eb)
-    t0, t1, t2 = T[0], T[1], T[2]
-    c00, c01, c02 = C[0, 0], C[0, 1], C[0, 2]
-    c10, c11, c12 = C[1, 0], C[1, 1], C[1, 2]
-    c20, c21, c22 = C[2, 0], C[2, 1], C[2, 2]
-    m00, m01, m02 = AC[0, 0], AC[0, 1], AC[0, 2]
-    m10, m11, m12 = AC[1, 0], AC[1, 1], AC[1, 2]
-    m20, m21, m22 = AC[2, 0], AC[2, 1], AC[2, 2]
-    a0, a1, a2 = ea[0], ea[1], ea[2]
-    b0, b1, b2 = eb[0], eb[1], eb[2]
+    return sat_scalars(program, T[0], T[1], T[2], C[0, 0], C[0, 1], C[0, 2], C[1, 0], C[1, 1], C[1, 2],
+                       C[2, 0], C[2, 1], C[2, 2], AC[0, 0], AC[0, 1], AC[0, 2], AC[1, 0], AC[1, 1], AC[1, 2],
+                       AC[2, 0], AC[2, 1], AC[2, 2], ea[0], ea[1], ea[2], eb[0], eb[1], eb[2])
+
+
+@njit(cache=True, inline='always')
+def sat_scalars(program, t0, t1, t2, c00, c01, c02, c10, c11, c12, c20, c21, c22,
+                m00, m01, m02, m10, m11, m12, m20, m21, m22, a0, a1, a2, b0, b1, b2):
+    """``sat_program`` of a fixed program (not ``PROGRAM_CUSTOM``) on scalars: T = (t0, t1, t2),
+    C[i, j] = cij, AC[i, j] = mij (|C| + ABS_EPS), A's half-extents a0..a2, B's b0..b2. The
+    traversal passes values it has just computed, so no scratch array is written and read
+    back per node pair."""
     if program == PROGRAM_SPHERE5:
         # 6: a_long x b_long (the most effective single axis, ``bench axes``)
         if abs(t2 * c10 - t1 * c20) > a1 * m20 + a2 * m10 + b1 * m02 + b2 * m01:

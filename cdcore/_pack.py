@@ -15,7 +15,12 @@ views inside a kernel for the cost of a few slices.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils, config
+from numba.core.imputils import impl_ret_borrowed
+from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 
 from ._layout import N_FCOLS, N_ICOLS
 
@@ -96,13 +101,66 @@ def _leaf_cap_and_height(ni):
     return cap, height
 
 
+@intrinsic
+def c_view(typingctx, arr, start, shape, dtype):
+    """``c_view(arr, start, shape, dtype)``: a C-ordered array of ``shape`` (a tuple of ints)
+    and ``dtype`` (e.g. ``np.float64``) over the memory of the 1-D C-contiguous ``arr`` from its
+    element ``start`` on, sharing it (a view, like a slice; not bounds-checked: the caller
+    checks ``start`` and the size, as ``unpack`` does).
+
+    What ``arr[start:stop].view(dtype).reshape(shape)`` gives, without numba's general reshape
+    (a call into its helper library per reshape, ~200 instructions: ten of them per query
+    cost more than the root pair's test)."""
+    if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"):
+        return None
+    if not (isinstance(start, types.Integer) and isinstance(shape, types.UniTuple)
+            and isinstance(shape.dtype, types.Integer)):
+        return None
+    dt = getattr(dtype, "dtype", None) or getattr(dtype, "instance_type", None)
+    if not isinstance(dt, types.Number):
+        return None
+    ndim = shape.count
+    retty = types.Array(dt, ndim, "C", readonly=not arr.mutable)
+    sig = retty(arr, start, shape, dtype)
+
+    def codegen(context, builder, sig, args):
+        arrty = sig.args[0]
+        ary = context.make_array(arrty)(context, builder, args[0])
+        intp = context.get_value_type(types.intp)
+        first = context.cast(builder, args[1], sig.args[1], types.intp)
+        dims = [context.cast(builder, d, sig.args[2].dtype, types.intp)
+                for d in cgutils.unpack_tuple(builder, args[2], ndim)]
+        out_dt = context.get_data_type(retty.dtype)
+        size = context.get_abi_sizeof(out_dt)
+        data = builder.bitcast(builder.gep(ary.data, [first]), out_dt.as_pointer())
+        strides = [ir.Constant(intp, size)]
+        for d in reversed(dims[1:]):
+            strides.insert(0, builder.mul(strides[0], d))
+        out = context.make_array(retty)(context, builder)
+        populate_array(out, data=data, shape=cgutils.pack_array(builder, dims, intp),
+                       strides=cgutils.pack_array(builder, strides, intp), itemsize=ir.Constant(intp, size),
+                       meminfo=ary.meminfo, parent=ary.parent)
+        return impl_ret_borrowed(context, builder, retty, out._getvalue())
+
+    return sig, codegen
+
+
+if config.DISABLE_JIT:  # pure-Python runs (kernel line coverage): an intrinsic has no Python body
+    def c_view(arr, start, shape, dtype):  # noqa: F811
+        nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        return arr[start:].view(np.uint8)[:nbytes].view(dtype).reshape(shape)
+
+
 @njit(cache=True, inline='always')
 def unpack(F, I):
-    """The five arrays of a pack as 2-D views (inside kernels)."""
+    """The five arrays of a pack as 2-D views (inside kernels). A pack shorter than its
+    header says raises ``ValueError`` (``c_view`` does not check)."""
     n = np.int64(I[H_NODES])
     nv = np.int64(I[H_VERTS])
     m = np.int64(I[H_FACES])
     o = n * N_FCOLS
     oi = HDR + n * N_ICOLS
-    return (F[:o].reshape((n, np.int64(N_FCOLS))), I[HDR:oi].reshape((n, np.int64(N_ICOLS))), I[oi:oi + m],
-            F[o:o + 3 * nv].reshape((nv, np.int64(3))), I[oi + m:oi + 4 * m].reshape((m, np.int64(3))))
+    if n < 0 or nv < 0 or m < 0 or F.shape[0] < o + 3 * nv or I.shape[0] < oi + 4 * m:
+        raise ValueError("packed hierarchy shorter than its header says")
+    return (c_view(F, 0, (n, np.int64(N_FCOLS)), np.float64), c_view(I, HDR, (n, np.int64(N_ICOLS)), np.int32),
+            I[oi:oi + m], c_view(F, o, (nv, np.int64(3)), np.float64), c_view(I, oi + m, (m, np.int64(3)), np.int32))

@@ -22,12 +22,15 @@ from numba import njit
 NRT_FREE = os.environ.get("CDCORE_PAIR_NRT", "") != "1"
 
 
-def pair_njit(fn=None, **options):
-    """``njit(cache=True, **options)``, without numba's runtime when ``NRT_FREE``."""
+def pair_njit(fn=None, signature=None, **options):
+    """``njit(cache=True, **options)``, without numba's runtime when ``NRT_FREE``; with
+    ``signature``, compiled for it only (when the module is imported: other argument types
+    raise ``TypeError`` instead of compiling again)."""
     opts = {"cache": True}
     opts.update(options)
     if NRT_FREE:
         opts["_nrt"] = False
+    jit = njit(**opts) if signature is None else njit(signature, **opts)
     if fn is None:
-        return njit(**opts)
-    return njit(**opts)(fn)
+        return jit
+    return jit(fn)

@@ -7,7 +7,7 @@ from . import _layout as L
 from ._build import build_into, refit_tree
 from ._build_sah import SPLITS
 from ._kdop import build_kdop_arrays, refit_kdop
-from ._pack import finish_header, new_pack, pack_arrays, views
+from ._pack import H_HEIGHT, H_LEAF_CAP, finish_header, new_pack, pack_arrays, views
 from .bv import BV_TYPES
 from .bv.obb import triangle_moments
 from .mesh import Mesh
@@ -92,6 +92,9 @@ class BVH:
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
+        # what a query's buffers are sized by (cdcore.collide._run, cdcore.Query): the largest
+        # leaf and the height the kernels read from the pack's header
+        self._leaf_cap, self._stack_h = int(I[H_LEAF_CAP]), int(I[H_HEIGHT])
 
     # ---- construction -------------------------------------------------------------
     @classmethod

@@ -1,9 +1,13 @@
 """Collision queries between two hierarchies: the typed public API over ``_core``.
 
-Each query is one compiled call (``_core.collide_entry``): the poses are checked, the
-relative transform computed, the hierarchies traversed and the pairs sorted inside it. The
-options of a query reach the kernels as one prepared int64 ``plan`` array (``_layout.P_*``),
-looked up once per call (``_PLANS``).
+Each query is one compiled call (``_core.query_entry``; more only when a buffer fills up):
+the poses are checked, the relative transform computed, the hierarchies traversed and the
+pairs sorted inside it, in one int64 workspace the call allocates (``_layout.W_*``: counters,
+state, scratch, stack, then the pairs). The options of a query reach the kernels as one
+prepared int64 ``plan`` array (``_layout.P_*``), looked up once per call (``_PLANS``). The
+common case (no k-DOP, trace or contact geometry) runs inline in ``collide`` and returns a
+``CollisionResult`` whose ``pairs``, ``counts`` and ``t_total`` are read from the workspace
+on first access.
 """
 from __future__ import annotations
 
@@ -16,8 +20,8 @@ from functools import cached_property
 import numpy as np
 
 from . import _layout as L
-from ._core import (POSE_A_BAD, POSE_B_BAD, STATUS, batch_entry, batch_serial_entry, collide_entry,
-                    collide_kdop_entry, collide_kdop_trace_entry, collide_trace_entry, make_plan)
+from ._core import (POSE_A_BAD, POSE_B_BAD, POSE_SHAPE, RESUME, STATUS, batch_entry, batch_serial_entry, make_plan,
+                    query_entry, query_kdop_entry, resume_entry, resume_kdop_entry, workspace_len)
 from ._cycles import seconds_per_cycle
 from ._kdop_traverse import REALIGN_METHODS, REALIGN_TABLE, check_realign, kdop_query_arrays, no_kdop_arrays
 from ._overlap import PROGRAM_SAT6, PROGRAM_SAT15, PROGRAM_SPHERE5
@@ -160,9 +164,16 @@ class _Plan:
     method: int  # k-DOP realignment method (REALIGN_*), 0 otherwise
     # the kernels' plan arrays by (first, trace) (``_core.make_plan``): built once, never written
     arrays: dict = field(default_factory=dict, compare=False, hash=False)
+    p_first: np.ndarray = field(init=False, compare=False, hash=False, repr=False)
+    p_all: np.ndarray = field(init=False, compare=False, hash=False, repr=False)
 
     def plan(self, first: bool, trace: bool = False) -> np.ndarray:
         return self.arrays[(first, trace)]
+
+    def __post_init__(self):
+        # ``plan(True)`` and ``plan(False)`` as attributes: read per query instead of a lookup
+        object.__setattr__(self, "p_first", self.arrays.get((True, False)))
+        object.__setattr__(self, "p_all", self.arrays.get((False, False)))
 
 
 def _make_plans() -> dict:
@@ -226,10 +237,13 @@ def pose_arg(pose, name):
     return as_pose(pose, name)
 
 
+_PROBLEMS = {**_POSE_PROBLEMS, POSE_SHAPE: "expected shape (4, 4)"}
+
+
 def raise_pose_status(status: int, name_a="pose_a", name_b="pose_b"):
     if status >= POSE_B_BAD:
-        raise ValueError(f"{name_b}: {_POSE_PROBLEMS[status - POSE_B_BAD]}")
-    raise ValueError(f"{name_a}: {_POSE_PROBLEMS[status - POSE_A_BAD]}")
+        raise ValueError(f"{name_b}: {_PROBLEMS[status - POSE_B_BAD]}")
+    raise ValueError(f"{name_a}: {_PROBLEMS[status - POSE_A_BAD]}")
 
 
 _NOT_RIGID = 3  # transforms._pose_problem: rotation part not orthonormal
@@ -324,66 +338,170 @@ def collide(bvh_a: BVH, pose_a, bvh_b: BVH, pose_b, test: str | None = None,
     Thread safety: any number of threads may query the same hierarchies at once; a
     hierarchy must not be refitted or rebuilt while another thread queries it.
     """
-    plan = _plan(bvh_a, bvh_b, test, realign)
+    # the options: one dict lookup validates them (``_plan`` says what is wrong otherwise)
+    plan = None
+    if type(bvh_a) is BVH and type(bvh_b) is BVH and bvh_a.bv == bvh_b.bv:
+        try:
+            plan = _PLANS.get((bvh_a.bv, test, realign))
+        except TypeError:  # an unhashable option
+            pass
+    if plan is None:
+        plan = _plan(bvh_a, bvh_b, test, realign)
     if contacts == "all":
         first = False
     elif contacts == "first":
         first = True
     else:
         raise ValueError(f"contacts: expected 'all' or 'first', got {contacts!r}")
-    pa = _rigid_or_none(pose_a)
-    pb = _rigid_or_none(pose_b)
-    if pa is None or pb is None:  # not a float64 (4, 4) array: converted and checked here
-        try:
-            pa = pose_arg(pose_a, "pose_a")
-            pb = pose_arg(pose_b, "pose_b")
-        except ValueError:  # maybe a pose with per-axis scale (AABB trees), else the error
-            bvh_a, pa, bvh_b, pb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
+    pa = _EYE if pose_a is None else pose_a
+    pb = _EYE if pose_b is None else pose_b
+    if plan.kdop or trace or geometry:
+        return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
+    # the common case inline (each Python call level costs ~0.1 us): the poses go to the
+    # kernel as they are (one of another type than a writable C-ordered float64 array makes
+    # the compiled entry raise TypeError: ``_run`` converts it); one array for this call:
+    # the workspace with the pairs buffer at its end (``_core._workspace``)
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    o = _W_LEN + bvh_a._stack_h + bvh_b._stack_h
+    W = np.empty(o + (cap if first else max(64, cap)), dtype=np.int64)
+    try:
+        n = query_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, plan.p_first if first else plan.p_all, W,
+                        _NO_PAIRS, _NO_TRACE)
+    except TypeError:
+        return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry)
+    if n < 0:
+        return _finish(plan, bvh_a, pa, bvh_b, pb, first, False, pose_a, pose_b, False, None, W, _tail(W, o),
+                       _NO_TRACE, n)
+    res = _new(_Result)
+    res.__dict__ = {"hit": n > 0, "_W": W, "_n": n, "_o": o}
+    return res
+
+
+_W_LEN = workspace_len(0, 0)  # a workspace's length without the trees' heights
+_new = object.__new__
+_NO_PAIRS = np.empty((0, 2), dtype=np.int32)  # never written: the pairs are at the workspace's end
+_NO_TRACE = np.empty((1, L.TRACE_COLS), dtype=np.int32)  # never written: traces are off
+
+
+def _tail(W, o):
+    """The pairs buffer at the end of a workspace (from slot ``o``), as (rows, 2) int32."""
+    return W[o:].view(np.int32).reshape(-1, 2)
+
+
+class _Result(CollisionResult):
+    """A ``CollisionResult`` of ``collide``'s common case, built without the dataclass's
+    ``__init__`` (a Python call level per query): ``pairs`` and ``counts`` are views into the
+    call's workspace ``_W``, made on first access."""
+
+    @cached_property
+    def pairs(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return _tail(self._W, self._o)[:self._n]
+
+    @cached_property
+    def counts(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return self._W[:STATUS + 1]
+
+    @cached_property
+    def t_total(self) -> float:  # pyright: ignore[reportIncompatibleVariableOverride]
+        return _seconds(self._W)
+
+
+def _seconds(W) -> float:
+    """Seconds in the compiled query: the cycle counter's ticks the kernel wrote at
+    ``W[W_CYC]`` (``_cycles``; 0.0 on a platform without a usable counter)."""
+    return float(W[L.W_CYC]) * seconds_per_cycle()
+
+
+def _result(hit, pairs, counts, t_total, trace=None) -> CollisionResult:
+    """``CollisionResult(hit, pairs, counts, t_total, trace)`` without running the dataclass's
+    ``__init__``: the same attributes, set at once."""
+    res = _new(CollisionResult)
+    res.__dict__ = {"hit": hit, "pairs": pairs, "counts": counts, "t_total": t_total, "trace": trace,
+                    "points": None, "normals": None, "depths": None}
+    return res
+
+
+def _kernel_pose(pose, name):
+    """A pose the compiled entries take (float64, C-ordered, writable), converted and checked
+    (``as_pose``; a pose with per-axis scale is left to the kernel's status)."""
+    try:
+        arr = np.asarray(pose)
+        real = arr.dtype.kind in "fiu"
+    except (TypeError, ValueError):
+        real = False
+    if not real or arr.ndim != 2:
+        return as_pose(pose, name)  # raises what is wrong with it
+    if arr.shape != (4, 4):
+        raise ValueError(f"{name}: expected shape (4, 4), got {arr.shape}")
+    return np.array(arr, dtype=np.float64, order="C")  # a writable copy
+
+
+def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, converted=False) -> CollisionResult:
+    """One query (``collide``'s general path: k-DOP trees, traces, contact geometry, converted
+    poses): buffers for this call, one compiled call (more when a buffer fills up)."""
     trace = bool(trace)
-    return _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, bool(geometry))
-
-
-def _rigid_or_none(pose):
-    """A float64 C-contiguous (4, 4) array as it is (the kernel checks it), the identity for
-    None, else None (the slow path converts and checks it)."""
-    if pose is None:
-        return _EYE
-    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.c_contiguous:
-        return pose
-    return None
-
-
-def _run(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry=False) -> CollisionResult:
-    """One compiled call. A pose the kernel refuses (``counts[STATUS]``) is either a pose with
-    per-axis scale (AABB trees: run on the scaled trees, once) or an error."""
-    counts = np.empty(STATUS + 1, dtype=np.int64)
-    rows = None
     p = plan.plan(first, trace)
-    t0 = time.perf_counter()
-    if plan.kdop:
-        kd = kdop_query_arrays(bvh_a, bvh_b, plan.method)
-        if trace:
-            pairs, rows = collide_kdop_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
+    kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else None
+    k2, rings = (0, 0) if kd is None else (kd.dirs.shape[0], kd.T.shape[0])
+    o = workspace_len(bvh_a._stack_h, bvh_b._stack_h, k2, rings)
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    W = np.empty(o + (cap if first else max(64, cap)), dtype=np.int64)
+    pairs = _tail(W, o)  # the workspace's end, as the kernel sees it
+    rows = np.empty((4096, L.TRACE_COLS), dtype=np.int32) if trace else _NO_TRACE
+    FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
+    try:
+        if kd is None:
+            n = query_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows)
         else:
-            pairs = collide_kdop_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts, kd)
-    elif trace:
-        pairs, rows = collide_trace_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
-    else:
-        pairs = collide_entry(bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I, pa, pb, p, counts)
-    t_total = time.perf_counter() - t0
-    if counts[STATUS]:
+            n = query_kdop_entry(FA, IA, FB, IB, pa, pb, p, W, pairs, rows, kd)
+    except TypeError:  # a pose the entries do not take as it is
+        if converted:
+            raise
+        pa2 = pa if pa is _EYE else _kernel_pose(pa, "pose_a")
+        pb2 = pb if pb is _EYE else _kernel_pose(pb, "pose_b")
+        return _run(plan, bvh_a, pa2, bvh_b, pb2, first, trace, pose_a, pose_b, geometry, True)
+    return _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n)
+
+
+def _finish(plan, bvh_a, pa, bvh_b, pb, first, trace, pose_a, pose_b, geometry, kd, W, pairs, rows, n):
+    """After the first compiled call (``n``): resumes while a buffer is
+    full, handles a pose the kernel refused (``counts[STATUS]``: a pose with per-axis scale,
+    AABB trees: run on the scaled trees, once; or an error), builds the result."""
+    FA, IA, FB, IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
+    p = plan.plan(first, trace)
+    cap = bvh_a._leaf_cap * bvh_b._leaf_cap
+    while n == RESUME:  # a full buffer: grow it, keep what is written, resume
+        n_pairs, n_rows = int(W[L.W_STATE + L.ST_PAIRS]), int(W[L.W_STATE + L.ST_TRACE])
+        if n_pairs + cap > len(pairs):
+            pairs = _grown(pairs, n_pairs, n_pairs + cap)
+        if trace and n_rows >= len(rows):
+            rows = _grown(rows, n_rows, n_rows + 1)
+        if kd is None:
+            n = resume_entry(FA, IA, FB, IB, p, W, pairs, rows)
+        else:
+            n = resume_kdop_entry(FA, IA, FB, IB, p, W, pairs, rows, kd)
+    if n < 0:
         if pose_a is None and pose_b is None:
-            raise_pose_status(int(counts[STATUS]))
+            raise_pose_status(-n)
         # a pose with per-axis scale (AABB: the scaled trees), or an error raised here
         sa, ra, sb, rb = _scaled_query(bvh_a, pose_a, bvh_b, pose_b)
-        if sa is bvh_a and sb is bvh_b and ra is pa and rb is pb:
-            raise_pose_status(int(counts[STATUS]))
+        if sa is bvh_a and sb is bvh_b:
+            raise_pose_status(-n)
         return _run(plan, sa, ra, sb, rb, first, trace, None, None, geometry)
-    res = CollisionResult(len(pairs) > 0, pairs, counts, t_total, None if rows is None else Trace.from_rows(rows))
+    res = _result(n > 0, pairs[:n], W[:STATUS + 1], _seconds(W),
+                  Trace.from_rows(rows[:int(W[L.W_STATE + L.ST_TRACE])]) if trace else None)
     if geometry:  # contact geometry: a post-pass over the pairs (cdcore.contacts), only when asked
         from .contacts import add_geometry
         add_geometry(res, bvh_a, pa, bvh_b, pb)
     return res
+
+
+def _grown(buf, n, need):
+    """A buffer of at least ``need`` rows (twice as many as ``buf``'s at least) holding its
+    first ``n`` rows."""
+    out = np.empty((max(need, 2 * len(buf)), buf.shape[1]), dtype=buf.dtype)
+    out[:n] = buf[:n]
+    return out
 
 
 # Concurrent parallel regions from several Python threads are safe with the OpenMP/TBB

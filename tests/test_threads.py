@@ -11,7 +11,7 @@ import threading
 import numpy as np
 import pytest
 
-from cdcore import BVH, build_bvh, collide, collide_batch, distance, shapes
+from cdcore import BVH, Query, build_bvh, collide, collide_batch, distance, shapes
 from cdcore.articulated import BodyHierarchy, collide_bodies
 from cdcore.scenes import load_scene, rigid_scene
 from cdcore.transforms import make_pose, random_rotations, rotation_about
@@ -55,6 +55,10 @@ def _workloads():
     for bv in trees:
         W[f"collide-{bv}"] = (lambda: None, lambda st, k, bv=bv: _collide_key(
             collide(trees[bv], poses[k % 3], trees_b[bv] if k % 2 else trees[bv], poses[k], test=tests[bv])))
+    # one prepared Query per type shared by every thread (its workspace pool is the only state)
+    queries = {bv: Query(trees[bv], trees_b[bv], test=tests[bv]) for bv in trees}
+    for bv in trees:
+        W[f"query-{bv}"] = (lambda: None, lambda st, k, bv=bv: tuple(queries[bv](poses[k % 3], p) for p in poses))
     W["collide-first-trace"] = (lambda: None, lambda st, k: (
         lambda r: (r.hit, len(r.pairs), r.trace.node_a.tobytes(), r.trace.outcome.tobytes(), r.trace.axis.tobytes()))(
         collide(trees["obb"], None, trees["obb"], poses[k], contacts="first", trace=True)))
@@ -107,6 +111,8 @@ def test_mixed_queries_from_threads_equal_single_threaded(tiny_switch_interval):
             expected[name, k] = run(st, k)
     for name in names:  # every workload depends on k (a test that cannot fail is a defect)
         assert len({expected[name, k] for k in range(7)}) > 1 or name.startswith("collide-first"), name
+    for bv in ("obb", "aabb", "kdop18"):  # the shared queries answer both ways
+        assert {True, False} <= set(sum((expected[f"query-{bv}", k] for k in range(7)), ())), bv
 
     errors, wrong, done = [], [], []
     start = threading.Barrier(THREADS)

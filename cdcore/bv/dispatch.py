@@ -11,7 +11,7 @@ from numba import njit
 
 from .._kdop_traverse import realigned_interval
 from .._layout import (AXIS_SPHERE, C0, E0, KIND_AABB, KIND_OBB, KIND_OBB_SPHERE, KIND_SPHERE, R0, S0, SIZE, SR)
-from .._overlap import ABS_EPS, sat_program
+from .._overlap import ABS_EPS, PROGRAM_CUSTOM, first_separating_axis, sat_scalars
 from .._pairjit import pair_njit
 from . import aabb, obb, sphere
 from .bounds import (_add3, _matmul, _matvec, _row3, _row9, _sphere_gap, _sub3, _tmatmul, _tmatvec, box_bound,
@@ -56,26 +56,86 @@ def box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb):
     ``C``/``AC`` (van den Bergen section 3); oriented boxes: C = Ra^T R Rb, built row by row from
     A's axes, and T = Ra^T d. (Building rows lazily to exit after one face test was measured
     slower: the extra data-dependent branch costs more than the arithmetic it saves.)
-    ``T`` (3,), ``C``, ``AC`` (3, 3), ``ea``, ``eb`` (3,): scratch (AABB: C, AC hold R, |R| + eps)."""
+    The fixed programs run on scalars (``sat_scalars``: nothing written and read back per node
+    pair); ``PROGRAM_CUSTOM`` writes ``T`` (3,), ``C``, ``AC`` (3, 3), ``ea``, ``eb`` (3,),
+    scratch (AABB: C, AC hold R, |R| + eps), and tests ``axes`` in order."""
     cx = nfB[b, C0]
     cy = nfB[b, C0 + 1]
     cz = nfB[b, C0 + 2]
     d0 = R[0, 0] * cx + R[0, 1] * cy + R[0, 2] * cz + t[0] - nfA[a, C0]
     d1 = R[1, 0] * cx + R[1, 1] * cy + R[1, 2] * cz + t[1] - nfA[a, C0 + 1]
     d2 = R[2, 0] * cx + R[2, 1] * cy + R[2, 2] * cz + t[2] - nfA[a, C0 + 2]
-    for k in range(3):
-        ea[k] = nfA[a, E0 + k]
-        eb[k] = nfB[b, E0 + k]
+    a0 = nfA[a, E0]
+    a1 = nfA[a, E0 + 1]
+    a2 = nfA[a, E0 + 2]
+    b0 = nfB[b, E0]
+    b1 = nfB[b, E0 + 1]
+    b2 = nfB[b, E0 + 2]
+    if program == PROGRAM_CUSTOM:
+        ea[0] = a0
+        ea[1] = a1
+        ea[2] = a2
+        eb[0] = b0
+        eb[1] = b1
+        eb[2] = b2
+        if not aabb:
+            _obb_frame(nfA, a, nfB, b, R, d0, d1, d2, T, C, AC)
+        else:
+            T[0] = d0
+            T[1] = d1
+            T[2] = d2
+        return first_separating_axis(axes, T, C, AC, ea, eb)
     if aabb:
-        T[0] = d0
-        T[1] = d1
-        T[2] = d2
-        return sat_program(program, axes, T, C, AC, ea, eb)
+        return sat_scalars(program, d0, d1, d2, C[0, 0], C[0, 1], C[0, 2], C[1, 0], C[1, 1], C[1, 2],
+                           C[2, 0], C[2, 1], C[2, 2], AC[0, 0], AC[0, 1], AC[0, 2], AC[1, 0], AC[1, 1], AC[1, 2],
+                           AC[2, 0], AC[2, 1], AC[2, 2], a0, a1, a2, b0, b1, b2)
+    # rows r of N = Ra^T R (A's axes are the columns of its R0 block), then C = N Rb and
+    # T = Ra^T d, all on scalars
+    u00, u10, u20 = nfA[a, R0], nfA[a, R0 + 3], nfA[a, R0 + 6]
+    u01, u11, u21 = nfA[a, R0 + 1], nfA[a, R0 + 4], nfA[a, R0 + 7]
+    u02, u12, u22 = nfA[a, R0 + 2], nfA[a, R0 + 5], nfA[a, R0 + 8]
+    r00, r01, r02 = R[0, 0], R[0, 1], R[0, 2]
+    r10, r11, r12 = R[1, 0], R[1, 1], R[1, 2]
+    r20, r21, r22 = R[2, 0], R[2, 1], R[2, 2]
+    v00, v01, v02 = nfB[b, R0], nfB[b, R0 + 1], nfB[b, R0 + 2]
+    v10, v11, v12 = nfB[b, R0 + 3], nfB[b, R0 + 4], nfB[b, R0 + 5]
+    v20, v21, v22 = nfB[b, R0 + 6], nfB[b, R0 + 7], nfB[b, R0 + 8]
+    # row 0 (A's axis 0: column 0 of its block)
+    n0 = u00 * r00 + u10 * r10 + u20 * r20
+    n1 = u00 * r01 + u10 * r11 + u20 * r21
+    n2 = u00 * r02 + u10 * r12 + u20 * r22
+    t0 = u00 * d0 + u10 * d1 + u20 * d2
+    c00 = n0 * v00 + n1 * v10 + n2 * v20
+    c01 = n0 * v01 + n1 * v11 + n2 * v21
+    c02 = n0 * v02 + n1 * v12 + n2 * v22
+    n0 = u01 * r00 + u11 * r10 + u21 * r20
+    n1 = u01 * r01 + u11 * r11 + u21 * r21
+    n2 = u01 * r02 + u11 * r12 + u21 * r22
+    t1 = u01 * d0 + u11 * d1 + u21 * d2
+    c10 = n0 * v00 + n1 * v10 + n2 * v20
+    c11 = n0 * v01 + n1 * v11 + n2 * v21
+    c12 = n0 * v02 + n1 * v12 + n2 * v22
+    n0 = u02 * r00 + u12 * r10 + u22 * r20
+    n1 = u02 * r01 + u12 * r11 + u22 * r21
+    n2 = u02 * r02 + u12 * r12 + u22 * r22
+    t2 = u02 * d0 + u12 * d1 + u22 * d2
+    c20 = n0 * v00 + n1 * v10 + n2 * v20
+    c21 = n0 * v01 + n1 * v11 + n2 * v21
+    c22 = n0 * v02 + n1 * v12 + n2 * v22
+    return sat_scalars(program, t0, t1, t2, c00, c01, c02, c10, c11, c12, c20, c21, c22,
+                       abs(c00) + ABS_EPS, abs(c01) + ABS_EPS, abs(c02) + ABS_EPS,
+                       abs(c10) + ABS_EPS, abs(c11) + ABS_EPS, abs(c12) + ABS_EPS,
+                       abs(c20) + ABS_EPS, abs(c21) + ABS_EPS, abs(c22) + ABS_EPS, a0, a1, a2, b0, b1, b2)
+
+
+@njit(cache=True, inline='always')
+def _obb_frame(nfA, a, nfB, b, R, d0, d1, d2, T, C, AC):
+    """T = Ra^T d, C = Ra^T R Rb and AC = |C| + eps into the scratch arrays (the custom axis
+    programs' path; the same arithmetic, in the same order, as ``box_separation``'s scalars)."""
     for r in range(3):
         ux = nfA[a, R0 + r]
         uy = nfA[a, R0 + 3 + r]
         uz = nfA[a, R0 + 6 + r]
-        # row r of Ra^T R, then of C
         n0 = ux * R[0, 0] + uy * R[1, 0] + uz * R[2, 0]
         n1 = ux * R[0, 1] + uy * R[1, 1] + uz * R[2, 1]
         n2 = ux * R[0, 2] + uy * R[1, 2] + uz * R[2, 2]
@@ -84,7 +144,6 @@ def box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb):
             v = n0 * nfB[b, R0 + c] + n1 * nfB[b, R0 + 3 + c] + n2 * nfB[b, R0 + 6 + c]
             C[r, c] = v
             AC[r, c] = abs(v) + ABS_EPS
-    return sat_program(program, axes, T, C, AC, ea, eb)
 
 
 @pair_njit(inline='always')
