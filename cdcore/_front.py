@@ -192,7 +192,7 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts)
     """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
     query, from the front ``front`` (k, FRONT_COLS) int32 (node pairs and their state).
     ``plan``: the query's plan with the trace on and all contacts (``_core.make_plan``). Writes
-    ``counts`` (N_STATS + 1,) like ``_core.collide_entry`` (status last: 0 or a bad pose, then
+    ``counts`` (N_STATS + 1,) like the core's entries (status last: 0 or a bad pose, then
     nothing else was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS)
     int32)."""
     st = pose_status(pose_a, pose_b)
