@@ -20,6 +20,7 @@ frame. Triangle corners are world points.
 import numpy as np
 from numba import njit
 
+from ._pairjit import pair_njit
 from .primitives import BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, SPHERE
 
 TRIANGLE = 6  # a kernel-only kind: the core is the three corners in verts[v0:v0 + 3] (world)
@@ -397,7 +398,7 @@ def segment_segment(p1, q1, p2, q2, c1, c2):
     return np.sqrt(dx * dx + dy * dy + dz * dz)
 
 
-@njit(cache=True)
+@pair_njit
 def _round_round_hit(ka, sa, pa, kb, sb, pb):
     """Closed form, no arrays: whether two spheres/capsules meet (core segments' distance
     <= r_a + r_b). The same arithmetic as ``_axis_segment`` + ``segment_segment``."""
@@ -472,7 +473,7 @@ def shape_distance(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1, wa, wb):
     return d - ra - rb
 
 
-@njit(cache=True)
+@pair_njit
 def _sphere_box_hit(r, c, size, pose):
     """Closed form: the ball (centre c, radius r) meets the solid box iff the box point
     nearest to c (c clamped to the box in its frame) is within r."""
@@ -486,7 +487,7 @@ def _sphere_box_hit(r, c, size, pose):
     return dd <= r * r
 
 
-@njit(cache=True)
+@pair_njit
 def _box_box_hit(sa, pa, sb, pb):
     """Exact separating-axis test of two solid boxes (Gottschalk et al. 1996: 3 face axes
     of A, 3 of B, 9 edge cross products); touching boxes are not separated. No epsilon:

@@ -203,3 +203,36 @@ def test_environment_equals_per_link_collide(twoarm):
     assert seen > 5
     with pytest.raises(TypeError, match="env"):
         environment_pairs(body, np.zeros(3), "table")
+
+
+def test_q_passed_through_or_copied_one_signature(twoarm):
+    """A float64 contiguous writeable q goes to the kernel as it is; read-only, strided,
+    unaligned, integer or list inputs are copied: same answers, one compiled signature."""
+    from cdcore.articulated._self_kernel import self_check
+    body = twoarm[0]
+    chk = SelfCollisionChecker(body)
+    q = np.array([0.3, 0.0, 0.02])
+    want = chk.check(q).pairs
+    assert want  # the arms cross
+    ro = q.copy()
+    ro.setflags(write=False)
+    strided = np.zeros(6)
+    strided[::2] = q
+    for v in (ro, strided[::2], q.tolist(), q.astype(np.float32), np.asarray(q, dtype=">f8")):
+        assert chk.check(v).pairs == want
+    unaligned_q = np.frombuffer(np.concatenate([[0], np.frombuffer(q.tobytes(), np.uint8)]).astype(np.uint8).tobytes(),
+                                dtype=np.float64, count=3, offset=1)
+    assert chk.check(unaligned_q).pairs == want
+    assert len(self_check.signatures) == 1
+    assert q.tolist() == [0.3, 0.0, 0.02]  # never written
+
+
+def test_robot_kernels_without_reference_counting():
+    """The robot kernels that allocate nothing are compiled without numba's runtime
+    (``cdcore._pairjit``): FK, the leaf boxes, the pair sweep, the pose check and the
+    closed-form primitive tests."""
+    from cdcore import _pairjit, _prim
+    from cdcore.articulated import _robot_fk, _self_kernel
+    for fn in (_robot_fk.robot_fk, _self_kernel.leaf_boxes, _self_kernel.pair_sweep, _self_kernel._poses_bad,
+               _prim._round_round_hit, _prim._box_box_hit, _prim._sphere_box_hit):
+        assert fn.targetoptions.get("_nrt") is (False if _pairjit.NRT_FREE else None), fn.py_func.__name__

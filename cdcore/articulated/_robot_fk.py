@@ -1,12 +1,13 @@
 """Forward kinematics kernel for URDF kinematic trees: fixed, revolute (and continuous) and
 prismatic joints, mimic joints as an affine map of a leader's value."""
 import numpy as np
-from numba import njit
+
+from .._pairjit import pair_njit
 
 JOINT_FIXED, JOINT_REVOLUTE, JOINT_PRISMATIC = 0, 1, 2
 
 
-@njit(cache=True)
+@pair_njit
 def robot_fk(parents, origins, jtype, axes, src, mult, offset, q, root_poses, select, work, out):
     """World poses of the selected links for many configurations.
 
@@ -19,32 +20,56 @@ def robot_fk(parents, origins, jtype, axes, src, mult, offset, q, root_poses, se
     work : (K, 4, 4) scratch. out : (F, L, 4, 4).
     """
     K = parents.shape[0]
-    J = np.empty((4, 4))
+    # Rigid 4x4 products on their top 3 rows (the last row of every pose is 0 0 0 1): the
+    # same sums in the same order as the full product, whose extra terms (x * 0, and 1 *
+    # the translation) change no bit. Scalars and no scratch: the kernel allocates nothing,
+    # so it is compiled without reference counting (``pair_njit``), whose 24 atomic
+    # operations per call cost a hand's FK as much as a dozen frames.
     for f in range(q.shape[0]):
         for i in range(K):
             p = parents[i]
-            for r in range(4):
-                for k in range(4):
-                    acc = 0.0
-                    for m in range(4):
-                        if p >= 0:
-                            acc += work[p, r, m] * origins[i, m, k]
-                        else:
-                            acc += root_poses[f, r, m] * origins[i, m, k]
-                    J[r, k] = acc
+            if p >= 0:
+                w00, w01, w02, w03 = work[p, 0, 0], work[p, 0, 1], work[p, 0, 2], work[p, 0, 3]
+                w10, w11, w12, w13 = work[p, 1, 0], work[p, 1, 1], work[p, 1, 2], work[p, 1, 3]
+                w20, w21, w22, w23 = work[p, 2, 0], work[p, 2, 1], work[p, 2, 2], work[p, 2, 3]
+            else:
+                w00, w01, w02, w03 = root_poses[f, 0, 0], root_poses[f, 0, 1], root_poses[f, 0, 2], root_poses[f, 0, 3]
+                w10, w11, w12, w13 = root_poses[f, 1, 0], root_poses[f, 1, 1], root_poses[f, 1, 2], root_poses[f, 1, 3]
+                w20, w21, w22, w23 = root_poses[f, 2, 0], root_poses[f, 2, 1], root_poses[f, 2, 2], root_poses[f, 2, 3]
+            j00 = w00 * origins[i, 0, 0] + w01 * origins[i, 1, 0] + w02 * origins[i, 2, 0]
+            j01 = w00 * origins[i, 0, 1] + w01 * origins[i, 1, 1] + w02 * origins[i, 2, 1]
+            j02 = w00 * origins[i, 0, 2] + w01 * origins[i, 1, 2] + w02 * origins[i, 2, 2]
+            j03 = w00 * origins[i, 0, 3] + w01 * origins[i, 1, 3] + w02 * origins[i, 2, 3] + w03
+            j10 = w10 * origins[i, 0, 0] + w11 * origins[i, 1, 0] + w12 * origins[i, 2, 0]
+            j11 = w10 * origins[i, 0, 1] + w11 * origins[i, 1, 1] + w12 * origins[i, 2, 1]
+            j12 = w10 * origins[i, 0, 2] + w11 * origins[i, 1, 2] + w12 * origins[i, 2, 2]
+            j13 = w10 * origins[i, 0, 3] + w11 * origins[i, 1, 3] + w12 * origins[i, 2, 3] + w13
+            j20 = w20 * origins[i, 0, 0] + w21 * origins[i, 1, 0] + w22 * origins[i, 2, 0]
+            j21 = w20 * origins[i, 0, 1] + w21 * origins[i, 1, 1] + w22 * origins[i, 2, 1]
+            j22 = w20 * origins[i, 0, 2] + w21 * origins[i, 1, 2] + w22 * origins[i, 2, 2]
+            j23 = w20 * origins[i, 0, 3] + w21 * origins[i, 1, 3] + w22 * origins[i, 2, 3] + w23
+            work[i, 3, 0] = 0.0
+            work[i, 3, 1] = 0.0
+            work[i, 3, 2] = 0.0
+            work[i, 3, 3] = 1.0
+            work[i, 0, 3] = j03
+            work[i, 1, 3] = j13
+            work[i, 2, 3] = j23
             t = jtype[i]
             if t == 0 or src[i] < 0:
-                for r in range(4):
-                    for k in range(4):
-                        work[i, r, k] = J[r, k]
+                work[i, 0, 0], work[i, 0, 1], work[i, 0, 2] = j00, j01, j02
+                work[i, 1, 0], work[i, 1, 1], work[i, 1, 2] = j10, j11, j12
+                work[i, 2, 0], work[i, 2, 1], work[i, 2, 2] = j20, j21, j22
                 continue
             v = mult[i] * q[f, src[i]] + offset[i]
             kx, ky, kz = axes[i, 0], axes[i, 1], axes[i, 2]
             if t == 2:  # prismatic: translate along the axis
-                for r in range(4):
-                    for k in range(3):
-                        work[i, r, k] = J[r, k]
-                    work[i, r, 3] = J[r, 3] + v * (J[r, 0] * kx + J[r, 1] * ky + J[r, 2] * kz)
+                work[i, 0, 0], work[i, 0, 1], work[i, 0, 2] = j00, j01, j02
+                work[i, 1, 0], work[i, 1, 1], work[i, 1, 2] = j10, j11, j12
+                work[i, 2, 0], work[i, 2, 1], work[i, 2, 2] = j20, j21, j22
+                work[i, 0, 3] = j03 + v * (j00 * kx + j01 * ky + j02 * kz)
+                work[i, 1, 3] = j13 + v * (j10 * kx + j11 * ky + j12 * kz)
+                work[i, 2, 3] = j23 + v * (j20 * kx + j21 * ky + j22 * kz)
                 continue
             s = np.sin(v)
             c = np.cos(v)
@@ -58,11 +83,15 @@ def robot_fk(parents, origins, jtype, axes, src, mult, offset, q, root_poses, se
             r20 = kz * kx * w - ky * s
             r21 = kz * ky * w + kx * s
             r22 = c + kz * kz * w
-            for r in range(4):
-                work[i, r, 0] = J[r, 0] * r00 + J[r, 1] * r10 + J[r, 2] * r20
-                work[i, r, 1] = J[r, 0] * r01 + J[r, 1] * r11 + J[r, 2] * r21
-                work[i, r, 2] = J[r, 0] * r02 + J[r, 1] * r12 + J[r, 2] * r22
-                work[i, r, 3] = J[r, 3]
+            work[i, 0, 0] = j00 * r00 + j01 * r10 + j02 * r20
+            work[i, 0, 1] = j00 * r01 + j01 * r11 + j02 * r21
+            work[i, 0, 2] = j00 * r02 + j01 * r12 + j02 * r22
+            work[i, 1, 0] = j10 * r00 + j11 * r10 + j12 * r20
+            work[i, 1, 1] = j10 * r01 + j11 * r11 + j12 * r21
+            work[i, 1, 2] = j10 * r02 + j11 * r12 + j12 * r22
+            work[i, 2, 0] = j20 * r00 + j21 * r10 + j22 * r20
+            work[i, 2, 1] = j20 * r01 + j21 * r11 + j22 * r21
+            work[i, 2, 2] = j20 * r02 + j21 * r12 + j22 * r22
         for li in range(select.shape[0]):
             for r in range(4):
                 for k in range(4):

@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from .._core import descend_a
+from .._pairjit import pair_njit
 from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, S0, SIZE, SR, START
 from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
 from ..mesh import MAX_COORD
@@ -31,9 +32,11 @@ from .._prim_leaf import _mul, link_pairs_prims
 from .query import exact_queries
 
 # lbuf layout: the offsets of the packed arrays, then the dims, then per hierarchy node the
-# link bit sets ``bits`` (H) and ``reach`` (H), then the exact queries' plan
+# link bit sets ``bits`` (H) and ``reach`` (H), then the checked-pair mask (L * L, 0/1), then
+# the exact queries' plan. Everything static travels in fbuf/ibuf/lbuf: every array argument
+# of an entry point costs its unboxing on every call.
 N_OFF = 42  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives), the pair list
-N_DIMS = 20  # ..., [18] broad phase (BROAD_*), [19] number of checked pairs
+N_DIMS = 21  # ..., [18] broad phase (BROAD_*), [19] number of checked pairs, [20] exact-query stack rows
 BROAD_HIERARCHY = 0  # self-traversal of the articulation hierarchy
 BROAD_PAIRS = 1      # every checked link pair's leaf boxes (small robots; see ``pair_sweep``)
 LB_DIMS = N_OFF
@@ -147,7 +150,7 @@ def self_traverse(nf, ni, link_order, mask, bits, reach, aabb, cand, counters, s
     return n
 
 
-@njit(cache=True, nogil=True)
+@pair_njit(nogil=True)
 def leaf_boxes(poses, leaf_c, leaf_R, leaf_e, nf):
     """Row i of ``nf`` := link i's oriented box moved with its pose ``poses[i]`` (the
     articulation hierarchy's leaf box, ``hierarchy.update_nodes`` with the same
@@ -168,7 +171,7 @@ def leaf_boxes(poses, leaf_c, leaf_R, leaf_e, nf):
         nf[i, SR] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) * (1.0 + 1e-15)
 
 
-@njit(cache=True, nogil=True)
+@pair_njit(nogil=True)
 def pair_sweep(nf, pairs, cand, counters):
     """The broad phase of a small robot without a hierarchy: for every checked link pair
     (rows (i < j) of ``pairs``, sorted) the links' boxes (rows of ``nf``, ``leaf_boxes``)
@@ -181,12 +184,6 @@ def pair_sweep(nf, pairs, cand, counters):
     sphere test never rejects a pair the padded box test would keep. The candidate set is
     the overlapping leaf-box pairs: what the hierarchy's self-traversal reports (its inner
     boxes enclose the leaves, so it prunes no overlapping leaf pair)."""
-    C = np.empty((3, 3))
-    AC = np.empty((3, 3))
-    T = np.empty(3)
-    ea = np.empty(3)
-    eb = np.empty(3)
-    axes = np.zeros(1, dtype=np.int64)
     n = 0
     tests = 0
     for k in range(pairs.shape[0]):
@@ -200,17 +197,51 @@ def pair_sweep(nf, pairs, cand, counters):
         if dx * dx + dy * dy + dz * dz > rr * rr:
             continue
         tests += 1
-        for m in range(3):
-            ea[m] = nf[a, E0 + m]
-            eb[m] = nf[b, E0 + m]
-        for i in range(3):  # C = A^T B, T = A^T (cb - ca): B's box in A's box frame
-            ax, ay, az = nf[a, R0 + i], nf[a, R0 + 3 + i], nf[a, R0 + 6 + i]
-            T[i] = ax * dx + ay * dy + az * dz
-            for j in range(3):
-                c = ax * nf[b, R0 + j] + ay * nf[b, R0 + 3 + j] + az * nf[b, R0 + 6 + j]
-                C[i, j] = c
-                AC[i, j] = abs(c) + ABS_EPS
-        if sat_program(PROGRAM_SAT15, axes, T, C, AC, ea, eb) >= 0:
+        # B's box in A's box frame: C = A^T B, T = A^T (cb - ca), M = |C| + ABS_EPS; then
+        # ``_overlap.sat_program(PROGRAM_SAT15)``'s 15 axes in its order and with its sums,
+        # on scalars (its (3, 3) arguments were six allocations per call here)
+        ux, uy, uz = nf[a, R0 + 0], nf[a, R0 + 3 + 0], nf[a, R0 + 6 + 0]
+        t0 = ux * dx + uy * dy + uz * dz
+        c00 = ux * nf[b, R0 + 0] + uy * nf[b, R0 + 3 + 0] + uz * nf[b, R0 + 6 + 0]
+        m00 = abs(c00) + ABS_EPS
+        c01 = ux * nf[b, R0 + 1] + uy * nf[b, R0 + 3 + 1] + uz * nf[b, R0 + 6 + 1]
+        m01 = abs(c01) + ABS_EPS
+        c02 = ux * nf[b, R0 + 2] + uy * nf[b, R0 + 3 + 2] + uz * nf[b, R0 + 6 + 2]
+        m02 = abs(c02) + ABS_EPS
+        ux, uy, uz = nf[a, R0 + 1], nf[a, R0 + 3 + 1], nf[a, R0 + 6 + 1]
+        t1 = ux * dx + uy * dy + uz * dz
+        c10 = ux * nf[b, R0 + 0] + uy * nf[b, R0 + 3 + 0] + uz * nf[b, R0 + 6 + 0]
+        m10 = abs(c10) + ABS_EPS
+        c11 = ux * nf[b, R0 + 1] + uy * nf[b, R0 + 3 + 1] + uz * nf[b, R0 + 6 + 1]
+        m11 = abs(c11) + ABS_EPS
+        c12 = ux * nf[b, R0 + 2] + uy * nf[b, R0 + 3 + 2] + uz * nf[b, R0 + 6 + 2]
+        m12 = abs(c12) + ABS_EPS
+        ux, uy, uz = nf[a, R0 + 2], nf[a, R0 + 3 + 2], nf[a, R0 + 6 + 2]
+        t2 = ux * dx + uy * dy + uz * dz
+        c20 = ux * nf[b, R0 + 0] + uy * nf[b, R0 + 3 + 0] + uz * nf[b, R0 + 6 + 0]
+        m20 = abs(c20) + ABS_EPS
+        c21 = ux * nf[b, R0 + 1] + uy * nf[b, R0 + 3 + 1] + uz * nf[b, R0 + 6 + 1]
+        m21 = abs(c21) + ABS_EPS
+        c22 = ux * nf[b, R0 + 2] + uy * nf[b, R0 + 3 + 2] + uz * nf[b, R0 + 6 + 2]
+        m22 = abs(c22) + ABS_EPS
+        a0, a1, a2 = nf[a, E0], nf[a, E0 + 1], nf[a, E0 + 2]
+        b0, b1, b2 = nf[b, E0], nf[b, E0 + 1], nf[b, E0 + 2]
+        if (abs(t0) > a0 + b0 * m00 + b1 * m01 + b2 * m02
+                or abs(t1) > a1 + b0 * m10 + b1 * m11 + b2 * m12
+                or abs(t2) > a2 + b0 * m20 + b1 * m21 + b2 * m22
+                or abs(t0 * c00 + t1 * c10 + t2 * c20) > b0 + a0 * m00 + a1 * m10 + a2 * m20
+                or abs(t0 * c01 + t1 * c11 + t2 * c21) > b1 + a0 * m01 + a1 * m11 + a2 * m21
+                or abs(t0 * c02 + t1 * c12 + t2 * c22) > b2 + a0 * m02 + a1 * m12 + a2 * m22
+                or abs(t2 * c10 - t1 * c20) > a1 * m20 + a2 * m10 + b1 * m02 + b2 * m01
+                or abs(t2 * c11 - t1 * c21) > a1 * m21 + a2 * m11 + b0 * m02 + b2 * m00
+                or abs(t2 * c12 - t1 * c22) > a1 * m22 + a2 * m12 + b0 * m01 + b1 * m00
+                or abs(t0 * c20 - t2 * c00) > a0 * m20 + a2 * m00 + b1 * m12 + b2 * m11
+                or abs(t0 * c21 - t2 * c01) > a0 * m21 + a2 * m01 + b0 * m12 + b2 * m10
+                or abs(t0 * c22 - t2 * c02) > a0 * m22 + a2 * m02 + b0 * m11 + b1 * m10
+                or abs(t1 * c00 - t0 * c10) > a0 * m10 + a1 * m00 + b1 * m22 + b2 * m21
+                or abs(t1 * c01 - t0 * c11) > a0 * m11 + a1 * m01 + b0 * m22 + b2 * m20
+                or abs(t1 * c02 - t0 * c12) > a0 * m12 + a1 * m02 + b0 * m21 + b1 * m20
+                ):
             continue
         cand[n, 0] = a
         cand[n, 1] = b
@@ -219,7 +250,7 @@ def pair_sweep(nf, pairs, cand, counters):
     return n
 
 
-@njit(cache=True, nogil=True)
+@pair_njit(nogil=True)
 def _poses_bad(P):
     """First link whose pose is non-finite or translated beyond MAX_COORD, else -1 (huge
     joint values or mimic multipliers; such poses would give NaN boxes and wrong pairs)."""
@@ -233,14 +264,14 @@ def _poses_bad(P):
 
 
 @njit(cache=True, nogil=True)
-def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack, counters, cand, hits):
+def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand, hits):
     """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
     update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
     Returns (status, candidate count, bad link)."""
     off = lbuf[0:N_OFF]
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, max_leaf = dims[6], dims[10]
+    method, max_leaf, stack_rows = dims[6], dims[10], dims[20]
     for k in range(qs.shape[1]):
         if not np.isfinite(qs[f, k]):
             return ST_Q_NONFINITE, 0, k
@@ -268,6 +299,7 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, ts
     else:
         bits = lbuf[LB_BITS:LB_BITS + H]
         reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
+        mask = lbuf[LB_BITS + 2 * H:LB_BITS + 2 * H + L * L].reshape((L, L))
         moments = fbuf[off[7]:off[7] + 10 * L].reshape((L, 10))
         tni = ibuf[off[14]:off[14] + 4 * H].reshape((H, 4))
         link_order = ibuf[off[15]:off[15] + L]
@@ -278,7 +310,7 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, ts
         update_nodes(method, P, tni, link_order, joint_link, leaf_of_link, leaf_c, leaf_R, leaf_e, moments, hv, hvo,
                      hnf)
         n = self_traverse(hnf, tni, link_order, mask, bits, reach, method <= 1, cand, counters[0:1], tstack)
-    plan = lbuf[LB_BITS + 2 * H:]  # the exact queries' plan (``_core.make_plan``, first contact)
+    plan = lbuf[LB_BITS + 2 * H + L * L:]  # the exact queries' plan (``_core.make_plan``, first contact)
     if n == 0:
         pass
     elif dims[16] == 0:
@@ -392,27 +424,37 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
 def _scratch(lbuf, n_pairs):
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H = dims[0], dims[1], dims[2]
-    poses = np.empty((1, L, 4, 4))
-    work = np.empty((K, 4, 4))
-    hnf = np.empty((H, N_FCOLS))
-    tstack = np.empty((4 * H + 8, 2), dtype=np.int64)
+    # four allocations, not seven, and no more than the broad phase uses (the pair sweep
+    # keeps one box per link and no stack): glibc's malloc/free of these buffers was a
+    # fifth of a hand's query
+    if dims[18] == BROAD_PAIRS:
+        H = L
+        S = 1
+    else:
+        S = 4 * H + 8
+    fl = np.empty(16 * L + 16 * K + N_FCOLS * H)
+    poses = fl[:16 * L].reshape((1, L, 4, 4))
+    work = fl[16 * L:16 * (L + K)].reshape((K, 4, 4))
+    hnf = fl[16 * (L + K):].reshape((H, N_FCOLS))
+    it = np.zeros(2 * S + 2 + N_STATS, dtype=np.int64)
+    tstack = it[:2 * S].reshape((S, 2))
+    counters = it[2 * S:]
     cand = np.empty((max(1, n_pairs), 2), dtype=np.int32)
     hits = np.zeros(max(1, n_pairs), dtype=np.bool_)
-    counters = np.zeros(2 + N_STATS, dtype=np.int64)
     return poses, work, hnf, tstack, cand, hits, counters
 
 
 @njit(cache=True, nogil=True)
-def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
+def self_check(q, root, fbuf, ibuf, lbuf):
     """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
     (1, 4, 4). Returns one int64 array: ``out[0]`` status (``ST_*``), ``out[1]`` hits,
     ``out[2]`` candidates, ``out[3]`` the offending joint value / link index, then the
     counters (broad box tests, unused, the exact queries' N_STATS), then the hit link pairs
     and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
-    L = lbuf[LB_DIMS + 1]
-    poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
-    status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work,
-                            hnf, tstack, counters, cand, hits)
+    # candidates are checked pairs: at most as many as the mask holds
+    poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
+    status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, poses, work, hnf, tstack,
+                            counters, cand, hits)
     if status != ST_OK:
         out = np.zeros(OUT_PAIRS, dtype=np.int64)
         out[0] = status
@@ -453,7 +495,7 @@ def self_check(q, root, fbuf, ibuf, lbuf, mask, stack_rows):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def self_counts(qs, root, fbuf, ibuf, lbuf, mask, stack_rows, n_chunks, base):
+def self_counts(qs, root, fbuf, ibuf, lbuf, n_chunks, base):
     """Self-collision of every configuration row of ``qs`` (F, n_dofs), in ``n_chunks``
     contiguous chunks run in parallel. Returns (counts (L, L) int64: configurations in which
     link pair (i < j) collides, upper triangle; witness (L, L) int64: the first such row
@@ -468,13 +510,13 @@ def self_counts(qs, root, fbuf, ibuf, lbuf, mask, stack_rows, n_chunks, base):
     for c in prange(n_chunks):
         lo = c * F // n_chunks
         hi = (c + 1) * F // n_chunks
-        poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, L * (L - 1) // 2)
+        poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
         cc = counts_c[c]
         wc = witness_c[c]
         for f in range(lo, hi):
             hits[:] = False
-            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, mask, stack_rows, poses, work, hnf, tstack,
-                                    counters, cand, hits)
+            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand,
+                                    hits)
             if status != ST_OK:
                 status_c[c, 0] = status
                 status_c[c, 1] = f + base

@@ -296,8 +296,7 @@ def count_configurations(plan, qs, base, threads=True):
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     root = np.eye(4)[None].copy()
     with _PARALLEL:
-        return self_counts(qs, root, plan.fbuf, plan.ibuf, plan.lbuf, plan.mask, plan.stack_rows,
-                           n_chunks(len(qs), threads), int(base))
+        return self_counts(qs, root, plan.fbuf, plan.ibuf, plan.lbuf, n_chunks(len(qs), threads), int(base))
 
 
 def make_plan(robot, samples=None, configurations=None, seed=0, poses=None, include_default=True,

@@ -34,8 +34,16 @@ class SelfCollisionResult:
     on first access from the kernel's one output array: a query's cost is the engine's, not
     its report's.
     """
-    __slots__ = ("_link_pairs", "_candidates", "t_fk", "t_update", "t_test", "t_query", "_names", "_broad",
-                 "_exact", "_counts", "_out")
+    # class-level defaults, no __slots__: a kernel result sets three attributes
+    # (``_kernel``), the per-call price of a query being the engine's, not its report's
+    _link_pairs = _candidates = _broad = _exact = _counts = _out = None
+    t_fk = t_update = t_query = 0.0
+
+    @classmethod
+    def _kernel(cls, names, out, t_test) -> "SelfCollisionResult":
+        r = cls.__new__(cls)
+        r._names, r._out, r.t_test = names, out, t_test
+        return r
 
     def __init__(self, names, link_pairs, candidates, broad, exact, t_fk, t_update, t_test, t_query, counts=None,
                  out=None):
@@ -203,20 +211,26 @@ class SelfCollisionChecker:
             t0 = time.perf_counter()
             poses = self.body.fk(q, None if root_pose is None else as_pose(root_pose, "root_pose"))
             return self.check_poses(poses, time.perf_counter() - t0)
-        try:  # the kernel only reads q: a float64 C-contiguous array is passed as it is
-            qa = (q if type(q) is np.ndarray and q.dtype == np.float64 and q.flags.c_contiguous
-                  else np.array(q, dtype=np.float64))
-        except (TypeError, ValueError):
-            raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
-        if qa.shape != fz.qshape:
-            raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
+        # the kernel only reads q: a float64 array of the right shape, contiguous, aligned and
+        # writeable (numba types read-only or unaligned arrays as another signature) is passed
+        # as it is; the test is spelled for speed: it runs on every query
+        if (type(q) is np.ndarray and q.dtype is _F64 and q.shape == fz.qshape
+                and q.flags.num & _FLAGS_PASS == _FLAGS_PASS):
+            qa = q
+        else:
+            try:
+                qa = np.array(q, dtype=np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
+            if qa.shape != fz.qshape:
+                raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
         t0 = time.perf_counter()
-        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, self.mask, fz.stack_rows)
+        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf)
         dt = time.perf_counter() - t0
         if out[0] != ST_OK:
             _raise_status(self.body, out[0], out[3], qa)
-        return SelfCollisionResult(self.names, None, None, None, None, 0.0, 0.0, dt, 0.0, None, out)
+        return SelfCollisionResult._kernel(self.names, out, dt)
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
         """Self-collision with link ``poses`` (L, 4, 4) given directly (finite, translations
@@ -233,6 +247,8 @@ class SelfCollisionChecker:
 
 
 _ROOT_IDENTITY = np.eye(4)[None].copy()  # read by the kernel, never written
+_F64 = np.dtype(np.float64)  # native float64 arrays carry this very dtype object
+_FLAGS_PASS = 0x0001 | 0x0100 | 0x0400  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE
 BROAD_MODES = ("auto", "hierarchy", "pairs")
 # "auto" sweeps the pairs up to this many: ~5 ns per pair whose spheres are apart, so 1024
 # pairs cost about what refitting a hierarchy of ~20 links costs
@@ -307,10 +323,13 @@ def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
     H, N = tr.n_nodes, len(body.nodes_f)
     dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
             max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims + [broad, len(pairs)]
+    stack_rows = 2 * max(body.max_height, prim_dims[-1]) + 2
+    dims.append(stack_rows)
     bits, reach = link_bit_sets(tr, mask)
-    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach, qplan])
+    lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach,
+                           np.asarray(mask, dtype=np.int64).ravel(), qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
-    return _Fused(fbuf, ibuf, lbuf, 2 * max(body.max_height, prim_dims[-1]) + 2, (body.n_dofs,))
+    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,))
 
 
 def link_bit_sets(tr, mask):

@@ -81,6 +81,12 @@ def add_parser(subparsers):
     return p
 
 
+def config_kinds(body, n) -> list:
+    """What each of ``bench_configs``' configurations is: "grasp" (a point of the hand's
+    open-close-open grasp) or "random"."""
+    return ["random" if body.n_dofs < 12 or k % 2 else "grasp" for k in range(n)]
+
+
 def bench_configs(body, n, seed):
     """n configurations: random within limits, and (hands) points along a closing grasp."""
     from ..articulated.trajectory import grasp_trajectory
@@ -151,7 +157,8 @@ def run(args) -> int:
             t_pin.append(mb)
             rows.append([k, len(ours), len(chk.check(q).candidates), fmt_time(ma), fmt_time(mb), fmt_ratio(ma / mb),
                          "yes" if not bad else f"NO {sorted(bad)}"])
-            rows_out.append({"robot": name, "config": k, "q": np.asarray(q).tolist(), "contacts": len(ours),
+            rows_out.append({"robot": name, "config": k, "kind": config_kinds(body, len(qs))[k],
+                             "q": np.asarray(q).tolist(), "contacts": len(ours),
                              "t_cdcore": ma, "t_pinocchio_coal": mb, "ratio": ma / mb, "agree": not bad})
         print(f"\n{name}: {body.n_dofs} dofs, {body.n_links} links, {len(body.faces)} triangles, "
               f"{int(chk.mask.sum()) // 2} checked link pairs, update {args.method}, {reps} interleaved calls "
@@ -162,6 +169,15 @@ def run(args) -> int:
               f"pinocchio+coal {fmt_time(float(np.median(t_pin)))}  ratio {fmt_ratio(float(np.median(ratios)))} "
               f"(min {fmt_ratio(min(ratios))}, max {fmt_ratio(max(ratios))}); "
               f"answers differ on {differ}/{len(qs)} configurations")
+        kinds = config_kinds(body, len(qs))
+        if "grasp" in kinds:  # a hand: the grasp's configurations (open to closed) and the random ones apart
+            for kind in ("grasp", "random"):
+                sel = [k for k, c in enumerate(kinds) if c == kind]
+                print(f"{name}:   {kind:6s} ({len(sel)} configurations)  cdcore "
+                      f"{fmt_time(float(np.median([t_ours[k] for k in sel])))}  pinocchio+coal "
+                      f"{fmt_time(float(np.median([t_pin[k] for k in sel])))}  ratio "
+                      f"{fmt_ratio(float(np.median([ratios[k] for k in sel])))}  contacts "
+                      f"{sum(rows[k][1] for k in sel)}")
         if differ:
             status = 1
     if args.json:
