@@ -79,6 +79,13 @@ class NativePlotter(_QVTK, BasePlotter):
         self._rendered = True
         BasePlotter.render(self)
 
+    def add_actor(self, *args, **kwargs):
+        """pyvista renders after adding an actor (``render=True``): a full synchronous render
+        (tens of ms under software GL) per actor added. The app renders once per frame, so
+        adding never renders here."""
+        kwargs["render"] = False
+        return BasePlotter.add_actor(self, *args, **kwargs)
+
     def paintEvent(self, ev):
         if not self._closed:
             self._rendered = True
