@@ -23,7 +23,7 @@ from PySide6 import QtCore, QtWidgets
 from cdcore import AXIS_NAMES
 from cdcore.bv.kdop import KDOP_AXIS_NAMES
 
-from .plots import curve_pen, light_grid
+from .plots import curve_pen, light_grid, x_span
 from ..model.readout import fps_readout
 from ..model.session import HISTORY
 
@@ -172,7 +172,7 @@ class TimingPanel(QtWidgets.QWidget):
         self._axis_bv = None
         self._y_top = None  # the clipped y range's top, once set
         self._plotted = float("-inf")  # when the plots were last refreshed
-        self._x_window = None  # the frames the x range was set for
+        self._x_window = None  # the frames the x range shows
         self._bar_top = 0.0  # the exit histogram's y range top
         self._mode_changed()
 
@@ -229,11 +229,12 @@ class TimingPanel(QtWidgets.QWidget):
             for k, (key, _label, _color) in enumerate(keys):
                 self.curves[key].setData(x, y[:, k])
             self._clip(y)
-            # a fixed x range ("frames ago" up to the window): an x range following the data
-            # re-ticked the axis on every refresh (~10 ms a refresh under software rendering)
-            if self._x_window != self.window.value():
-                self._x_window = self.window.value()
-                self.plot.getPlotItem().setXRange(-self._x_window + 1, 0, padding=0.01)
+            # an x range that steps (50, 100, 200 ... frames, up to the window): a range
+            # following the data re-ticked the axis on every refresh (~10 ms a refresh)
+            span = x_span(len(warm), self.window.value())
+            if self._x_window != span:
+                self._x_window = span
+                self.plot.getPlotItem().setXRange(-span + 1, 0, padding=0.01)
         cold = len(rows) - len(warm)
         text = self.breakdown_text(warm) + (f" · {cold} compile frame{'s' * (cold != 1)} out" if cold else "")
         if self.breakdown.text() != text:
