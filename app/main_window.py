@@ -1061,7 +1061,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return hit
 
     def eventFilter(self, obj, event):
-        if obj is self.plotter.interactor:
+        if obj is self.plotter.interactor and not getattr(self.plotter, "_closed", False):
             t = event.type()
             if t == QtCore.QEvent.Type.Resize:
                 self.hud.layout()
