@@ -103,6 +103,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.setWindowTitle("BVH debugger")
         self.setObjectName("MainWindow")
         self.setAcceptDrops(True)
+        # no dock animations: every relayout of the window (a read-out label's new text
+        # asks for one) made a QPropertyAnimation per dock (11 a read-out)
+        self.setAnimated(False)
         # the left docks run the window's full height (the plots sit beside them): a robot's
         # joint sliders get the room
         self.setCorner(QtCore.Qt.Corner.BottomLeftCorner, AREA.LeftDockWidgetArea)
@@ -164,9 +167,10 @@ class MainWindow(QtWidgets.QMainWindow):
         self._menus()
 
         self.status = QtWidgets.QLabel(objectName="statusLabel")
-        # its text changes every read-out: with its size hint ignored no change relays the window out
-        self.status.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Preferred)
-        self.status.setMinimumWidth(self.status.fontMetrics().horizontalAdvance("x" * 120))
+        # its text changes every read-out: fixed in both directions, a new text repaints the
+        # label only (a label free in either direction asks for a layout pass of the window)
+        self.status.setFixedSize(self.status.fontMetrics().horizontalAdvance("x" * 120),
+                                 self.status.fontMetrics().height() + 4)
         self.statusBar().addPermanentWidget(self.status, 1)
         self.timer = QtCore.QTimer(self)
         self.timer.setInterval(0)  # as fast as frames can be computed and drawn
@@ -918,7 +922,8 @@ class MainWindow(QtWidgets.QMainWindow):
         if self.status.text() != text:
             self.status.setText(text)
         if self.timing_panel is not None and self.timing_panel.isVisible():
-            self.timing_panel.refresh()
+            from .widgets.timing_panel import PLOT_PERIOD
+            self.timing_panel.refresh(plot_period=PLOT_PERIOD)
         if s.playing:
             self.playback.sync()
             self.robot_model.refresh()
@@ -1056,7 +1061,7 @@ class MainWindow(QtWidgets.QMainWindow):
         return hit
 
     def eventFilter(self, obj, event):
-        if obj is self.plotter.interactor:
+        if obj is self.plotter.interactor and not getattr(self.plotter, "_closed", False):
             t = event.type()
             if t == QtCore.QEvent.Type.Resize:
                 self.hud.layout()

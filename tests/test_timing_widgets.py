@@ -158,3 +158,22 @@ def test_deleted_panels_stop_listening(qtbot, session):
         shiboken6.delete(p)  # C++ side gone, Python wrappers still referenced
     session.load_scene("rigid-torus")  # must not raise
     session.step()
+
+
+def test_plot_ranges_step_instead_of_following_every_frame():
+    """The x range holds the data in steps (50, 100, 200 ... up to the window): a range
+    that followed the data re-ticked the axes on every refresh; the grid is as faint as
+    showGrid(alpha=0.3) but opaque (translucent grid lines cost ~10 ms a paint)."""
+    import pyqtgraph as pg
+
+    from app.widgets.plots import GRID_SHARE, grid_color, x_span
+    for window in (10, 64, 600):
+        prev = 0
+        for n in range(0, 800):
+            span = x_span(n, window)
+            assert span >= min(n, window) and span <= window and span >= prev
+            prev = span
+        assert len({x_span(n, window) for n in range(800)}) <= 6  # few steps, not one per frame
+    bg = pg.mkColor(pg.getConfigOption("background")).getRgb()[:3]
+    fg = pg.mkColor(pg.getConfigOption("foreground")).getRgb()[:3]
+    assert grid_color() == tuple(round(b + GRID_SHARE * (f - b)) for b, f in zip(bg, fg))

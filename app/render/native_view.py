@@ -79,6 +79,13 @@ class NativePlotter(_QVTK, BasePlotter):
         self._rendered = True
         BasePlotter.render(self)
 
+    def add_actor(self, *args, **kwargs):
+        """pyvista renders after adding an actor (``render=True``): a full synchronous render
+        (tens of ms under software GL) per actor added. The app renders once per frame, so
+        adding never renders here."""
+        kwargs["render"] = False
+        return BasePlotter.add_actor(self, *args, **kwargs)
+
     def paintEvent(self, ev):
         if not self._closed:
             self._rendered = True
@@ -108,10 +115,26 @@ class _ClosedInteractor:
         return lambda *a, **k: None
 
 
+#: Qt platforms whose native child windows VTK can render into (X11, Win32, Cocoa); on
+#: Wayland a window id is no X window, so the view falls back to pyvistaqt's widget
+NATIVE_PLATFORMS = ("xcb", "windows", "cocoa")
+
+
+def use_native(platform: str, choice: str = "") -> bool:
+    """Whether the 3-D view is a ``NativePlotter`` on Qt platform ``platform`` given the
+    ``BVH_DEBUGGER_VIEW`` value ``choice`` ("fbo": never, "native" or "": where it works)."""
+    choice = choice.strip().lower()
+    if choice == "fbo":
+        return False
+    return platform in NATIVE_PLATFORMS
+
+
 def make_plotter(parent):
-    """The 3-D view widget: ``NativePlotter`` (default) or, with ``BVH_DEBUGGER_VIEW=fbo``,
-    pyvistaqt's ``QtInteractor`` (a ``QOpenGLWidget``: Qt composes the window via GL)."""
-    if os.environ.get(VIEW_ENV, "").lower() == "fbo":
+    """The 3-D view widget: ``NativePlotter`` where the platform allows it (X11, Windows,
+    macOS) or, on other platforms (Wayland) and with ``BVH_DEBUGGER_VIEW=fbo``, pyvistaqt's
+    ``QtInteractor`` (a ``QOpenGLWidget``: Qt composes the whole window via GL)."""
+    from PySide6 import QtGui
+    if not use_native(QtGui.QGuiApplication.platformName(), os.environ.get(VIEW_ENV, "")):
         from pyvistaqt import QtInteractor
         return QtInteractor(parent, multi_samples=0, auto_update=False)
     return NativePlotter(parent, multi_samples=0)

@@ -24,7 +24,10 @@ class PlaybackBar(QtWidgets.QWidget):
         self.slider = QtWidgets.QSlider(QtCore.Qt.Orientation.Horizontal, objectName="frameSlider")
         self.slider.setTracking(True)
         self.frame_label = QtWidgets.QLabel("0 / 0", objectName="frameLabel")
-        self.frame_label.setFixedWidth(self.frame_label.fontMetrics().horizontalAdvance("00000 / 00000") + 8)
+        # fixed in both directions: a new text then repaints the label only (a label free in
+        # either direction asks its parents for a layout pass on every setText)
+        self.frame_label.setFixedSize(self.frame_label.fontMetrics().horizontalAdvance("00000 / 00000") + 8,
+                                      self.frame_label.sizeHint().height())
         self.speed = QtWidgets.QSpinBox(objectName="speed", minimum=1, maximum=50, value=1, prefix="×",
                                         toolTip="Frames per tick")
         lay.addWidget(QtWidgets.QLabel("Frame"))

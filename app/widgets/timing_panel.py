@@ -14,6 +14,7 @@ once and only get ``setData`` / ``setOpts``.
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pyqtgraph as pg
@@ -22,7 +23,7 @@ from PySide6 import QtCore, QtWidgets
 from cdcore import AXIS_NAMES
 from cdcore.bv.kdop import KDOP_AXIS_NAMES
 
-from .plots import curve_pen, light_grid
+from .plots import curve_pen, light_grid, x_span
 from ..model.readout import fps_readout
 from ..model.session import HISTORY
 
@@ -32,6 +33,7 @@ SERIES = (("t_update", "update", "#1f77b4"), ("t_test", "test", "#ff7f0e"), ("t_
 # actors, the 3-D render, and Qt (events, widgets, painting)
 BREAKDOWN = (("t_engine", "engine", "#d62728"), ("t_model", "model", "#9467bd"), ("t_draw", "draw", "#8c564b"),
              ("t_render", "3-D render", "#1f77b4"), ("t_qt", "Qt", "#7f7f7f"))
+PLOT_PERIOD = 0.25  # s between plot refreshes while playing (the numbers refresh at the window's read-out rate)
 COUNTERS = (("bv_tests", "BV tests"), ("prim_tests", "primitive tests"), ("n_exact", "#exact"),
             ("n_false", "#false"), ("contacts", "contacts"), ("fps", "loop fps"))
 
@@ -131,7 +133,8 @@ class TimingPanel(QtWidgets.QWidget):
             lab = QtWidgets.QLabel("–", objectName=f"counter_{key}")
             lab.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
             lab.setAlignment(QtCore.Qt.AlignmentFlag.AlignRight | QtCore.Qt.AlignmentFlag.AlignVCenter)
-            lab.setMinimumWidth(lab.fontMetrics().horizontalAdvance("0,000,000") + 6)
+            # fixed size: a new number repaints the label, no layout pass (see playback.py)
+            lab.setFixedSize(lab.fontMetrics().horizontalAdvance("0,000,000") + 6, lab.sizeHint().height())
             grid.addWidget(lab, k, 1)
             self.labels[key] = lab
         grid.setRowStretch(len(COUNTERS), 1)
@@ -168,6 +171,9 @@ class TimingPanel(QtWidgets.QWidget):
             session.scene_changed.connect(self._on_scene)
         self._axis_bv = None
         self._y_top = None  # the clipped y range's top, once set
+        self._plotted = float("-inf")  # when the plots were last refreshed
+        self._x_window = None  # the frames the x range shows
+        self._bar_top = 0.0  # the exit histogram's y range top
         self._mode_changed()
 
     # ---- slots -------------------------------------------------------------------------
@@ -199,21 +205,36 @@ class TimingPanel(QtWidgets.QWidget):
         pi.setLabel("left", "ms per frame" if breakdown else "µs per frame")
         self.refresh()
 
-    def refresh(self) -> None:
-        """Repaint now from the session (history, current record and result)."""
+    def refresh(self, plot_period: float = 0.0) -> None:
+        """Repaint now from the session (history, current record and result). While the
+        session plays, the plots follow at most every ``plot_period`` s (the window's
+        read-out passes ``PLOT_PERIOD``; the counters and the breakdown follow every call):
+        a plot refresh paints both plots 3-4 times (pyqtgraph re-ticks its axes during the
+        paint), the dearest read-out of a frame."""
         self._timer.stop()
         s = self.session
         hist = s.history
         n = min(len(hist), self.window.value())
         rows = list(itertools.islice(hist, len(hist) - n, None))
         warm = [r for r in rows if r.warm]
-        x = np.arange(-len(warm) + 1, 1, dtype=float)
-        breakdown = self.mode.currentIndex() == 1
-        keys, scale = (BREAKDOWN, 1e3) if breakdown else (SERIES, 1e6)
-        y = np.array([[getattr(r, k) for k, _l, _c in keys] for r in warm], dtype=float).reshape(-1, len(keys)) * scale
-        for k, (key, _label, _color) in enumerate(keys):
-            self.curves[key].setData(x, y[:, k])
-        self._clip(y)
+        now = time.perf_counter()
+        plots = not s.playing or now - self._plotted >= plot_period
+        if plots:
+            self._plotted = now
+            x = np.arange(-len(warm) + 1, 1, dtype=float)
+            breakdown = self.mode.currentIndex() == 1
+            keys, scale = (BREAKDOWN, 1e3) if breakdown else (SERIES, 1e6)
+            y = np.array([[getattr(r, k) for k, _l, _c in keys] for r in warm],
+                         dtype=float).reshape(-1, len(keys)) * scale
+            for k, (key, _label, _color) in enumerate(keys):
+                self.curves[key].setData(x, y[:, k])
+            self._clip(y)
+            # an x range that steps (50, 100, 200 ... frames, up to the window): a range
+            # following the data re-ticked the axis on every refresh (~10 ms a refresh)
+            span = x_span(len(warm), self.window.value())
+            if self._x_window != span:
+                self._x_window = span
+                self.plot.getPlotItem().setXRange(-span + 1, 0, padding=0.01)
         cold = len(rows) - len(warm)
         text = self.breakdown_text(warm) + (f" · {cold} compile frame{'s' * (cold != 1)} out" if cold else "")
         if self.breakdown.text() != text:
@@ -245,7 +266,13 @@ class TimingPanel(QtWidgets.QWidget):
             ap.setXRange(-0.6, len(names) - 0.4, padding=0)
             self.axis_plot.setToolTip("\n".join(f"{t}: {n}" for t, n in zip(ticks, names)))
         self.axis_hist = frame_axis_hist(s.result, bv)
-        self.bars.setOpts(x=self._axis_x, height=self.axis_hist.astype(float))
+        if plots:
+            self.bars.setOpts(x=self._axis_x, height=self.axis_hist.astype(float))
+            # the bars' y range only grows past its top or halves (no re-ticking per refresh)
+            top = float(self.axis_hist.max()) if self.axis_hist.size else 0.0
+            if top > self._bar_top or top < 0.5 * self._bar_top:
+                self._bar_top = max(top * 1.15, 1.0)
+                self.axis_plot.getPlotItem().setYRange(0, self._bar_top, padding=0)
         tot = int(self.axis_hist.sum())
         if tot:
             top = int(np.argmax(self.axis_hist))
