@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6 import QtCore, QtWidgets
+from PySide6 import QtCore, QtGui, QtWidgets
 
 from cdcore import AXIS_NAMES
 from cdcore.bv.kdop import KDOP_AXIS_NAMES
@@ -36,6 +36,15 @@ BREAKDOWN = (("t_engine", "engine", "#d62728"), ("t_model", "model", "#9467bd"),
 PLOT_PERIOD = 0.25  # s between plot refreshes while playing (the numbers refresh at the window's read-out rate)
 COUNTERS = (("bv_tests", "BV tests"), ("prim_tests", "primitive tests"), ("n_exact", "#exact"),
             ("n_false", "#false"), ("contacts", "contacts"), ("fps", "loop fps"))
+
+
+AXIS_TITLE_SIZE = "9pt"  # the histogram's title fits its plot at 1366x768
+
+
+def _small_font():
+    f = QtGui.QFont()
+    f.setPointSize(7)
+    return f
 
 
 def axis_short_names() -> list[str]:
@@ -74,8 +83,8 @@ def axis_labels(bv: str | None) -> tuple[list[str], list[str], str]:
     """(tick labels, full names, title) of the exit histogram for mesh BV type ``bv``."""
     if bv in KDOP_AXIS_NAMES:
         names = list(KDOP_AXIS_NAMES[bv])
-        return [n.split(" ")[0] for n in names], names, f"exit slab ({bv} directions, exact queries)"
-    return axis_short_names(), list(AXIS_NAMES), "exit axis (current frame; ij: a<sub>i</sub> × b<sub>j</sub>)"
+        return [n.split(" ")[0] for n in names], names, f"exit slab ({bv}, exact queries)"
+    return axis_short_names(), list(AXIS_NAMES), "exit axis (ij: a<sub>i</sub>×b<sub>j</sub>)"
 
 
 class TimingPanel(QtWidgets.QWidget):
@@ -145,13 +154,15 @@ class TimingPanel(QtWidgets.QWidget):
         self.axis_plot = pg.PlotWidget(objectName="axisPlot")
         ap = self.axis_plot.getPlotItem()
         ap.setLabel("left", "separated pairs")
-        ap.setTitle(axis_labels(None)[2])
+        ap.setTitle(axis_labels(None)[2], size=AXIS_TITLE_SIZE)
+        # 16 tick labels under a plot ~330 px wide at 1366x768: a small font keeps them apart
+        ap.getAxis("bottom").setStyle(tickFont=_small_font())
         ap.setMouseEnabled(x=False, y=False)
         self._axis_x = np.arange(len(AXIS_NAMES), dtype=float)
         self.bars = pg.BarGraphItem(x=self._axis_x, height=np.zeros(len(AXIS_NAMES)), width=0.8, brush="#4c72b0")
         ap.addItem(self.bars)
         ap.getAxis("bottom").setTicks([list(zip(self._axis_x, axis_short_names()))])
-        ap.setXRange(-0.6, len(AXIS_NAMES) - 0.4, padding=0)
+        ap.setXRange(-0.6, len(AXIS_NAMES) - 0.1, padding=0)  # room for the last tick label
         self.axis_plot.setToolTip("\n".join(f"{s}: {n}" for s, n in zip(axis_short_names(), AXIS_NAMES)))
         right.addWidget(self.axis_plot, 1)
         # no word wrap: the scroll area would size the panel by its preferred height
@@ -261,9 +272,9 @@ class TimingPanel(QtWidgets.QWidget):
             self._axis_x = np.arange(len(names), dtype=float)
             self._axis_names = names
             ap = self.axis_plot.getPlotItem()
-            ap.setTitle(title)
+            ap.setTitle(title, size=AXIS_TITLE_SIZE)
             ap.getAxis("bottom").setTicks([list(zip(self._axis_x, ticks))])
-            ap.setXRange(-0.6, len(names) - 0.4, padding=0)
+            ap.setXRange(-0.6, len(names) - 0.1, padding=0)
             self.axis_plot.setToolTip("\n".join(f"{t}: {n}" for t, n in zip(ticks, names)))
         self.axis_hist = frame_axis_hist(s.result, bv)
         if plots:
