@@ -15,6 +15,11 @@ from cdcore import AXIS_NAMES  # noqa: E402
 
 @pytest.fixture
 def session():
+    # a first frame that loads kernels from numba's cache is marked cold and left out of the
+    # plots: load them in this process first (else the test passed only after other tests)
+    warm = Session()
+    warm.load_scene("hand-ball")
+    warm.step()
     s = Session()
     s.load_scene("hand-ball")
     return s
