@@ -276,10 +276,12 @@ def _say(text: str) -> None:
 def main(argv=None) -> int:
     """Parse ``argv`` and run; Ctrl-C / SIGTERM / SIGHUP end the run in order (see ``Stop``)
     and exit 128 + the signal (130 for Ctrl-C) with one line on stderr, no traceback."""
-    stop = Stop()
+    # installed first: a KeyboardInterrupt during cdcore's import (numba, llvmlite), caught
+    # below, still let the process die by SIGINT at exit (exit -2 instead of 130, 1 run in 12)
+    stop = Stop().install()
     try:
         return _main(argv, stop)
-    except KeyboardInterrupt:  # a Ctrl-C before the handler was installed
+    except KeyboardInterrupt:  # raised by code of its own (the handler never raises)
         stop.signum = stop.signum or _signal.SIGINT
         _say("\ninterrupted")
         return 130
@@ -314,9 +316,10 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if not has_display():
         print(HEADLESS_HINT, file=sys.stderr)
         return 1
-    # from here on a signal only sets the flag (see Stop), also while Qt, VTK and pyvista
-    # import (interrupted half-way they leave a broken module state and an unrelated traceback)
-    stop.install()
+    # a signal only sets the flag (see Stop), also while Qt, VTK and pyvista import
+    # (interrupted half-way they leave a broken module state and an unrelated traceback)
+    if stop:
+        return _stopped(stop)
     if args.report_startup:
         print(f"started {time.time():.6f}", flush=True)
     from PySide6 import QtWidgets
