@@ -16,7 +16,7 @@ from ..collide import TEST_CODES, CollisionStats
 from ..mesh import MAX_COORD, Mesh
 from ..transforms import as_pose, as_poses
 from ._self_kernel import (BROAD_HIERARCHY, BROAD_PAIRS, N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD,
-                           ST_Q_NONFINITE, self_check)
+                           ST_Q_NONFINITE, out_length, self_check)
 from .body import ArticulatedBody, Link
 from .hierarchy import METHOD_OBB, UPDATE_METHODS, BodyHierarchy
 from .primlinks import fused_prim_arrays
@@ -225,11 +225,12 @@ class SelfCollisionChecker:
             if qa.shape != fz.qshape:
                 raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
+        out = np.empty(fz.out_len, dtype=np.int64)  # per call: the result keeps it
         t0 = time.perf_counter()
-        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf)
+        status = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, out)
         dt = time.perf_counter() - t0
-        if out[0] != ST_OK:
-            _raise_status(self.body, out[0], out[3], qa)
+        if status != ST_OK:
+            _raise_status(self.body, status, out[3], qa)
         return SelfCollisionResult._kernel(self.names, out, dt)
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
@@ -289,6 +290,7 @@ class _Fused(NamedTuple):
     lbuf: np.ndarray
     stack_rows: int
     qshape: tuple
+    out_len: int  # of ``self_check``'s output array
 
 
 def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
@@ -329,7 +331,7 @@ def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
     lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach,
                            np.asarray(mask, dtype=np.int64).ravel(), qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
-    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,))
+    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,), out_length(lbuf))
 
 
 def link_bit_sets(tr, mask):
