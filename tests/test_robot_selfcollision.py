@@ -236,3 +236,22 @@ def test_robot_kernels_without_reference_counting():
     for fn in (_robot_fk.robot_fk, _self_kernel.leaf_boxes, _self_kernel.pair_sweep, _self_kernel._poses_bad,
                _prim._round_round_hit, _prim._box_box_hit, _prim._sphere_box_hit):
         assert fn.targetoptions.get("_nrt") is (False if _pairjit.NRT_FREE else None), fn.py_func.__name__
+
+
+@pytest.mark.parametrize("broad", ["hierarchy", "pairs"])
+def test_results_keep_their_own_output(twoarm, broad):
+    """``check`` writes each query into its own output array: results read after later
+    queries (pairs, candidates, counters) are still their own configuration's."""
+    body = twoarm[0]
+    chk = SelfCollisionChecker(body, broad=broad)
+    qs = _configs(body, 30, 5) + [np.array([0.3, 0.0, 0.02])]
+    results = [chk.check(q) for q in qs]  # all queries first, then read every result
+    want = [brute_force_self_pairs(body, q) for q in qs]
+    assert any(want) and not all(want)  # hits and misses interleaved
+    for q, r, w in zip(qs, results, want):
+        assert r.pairs == w
+        assert r.hit == bool(w)
+        assert {tuple(p) for p in r.link_pairs.tolist()} <= {tuple(p) for p in r.candidates.tolist()}
+        again = chk.check(q)
+        assert r.candidates.tolist() == again.candidates.tolist()
+        assert r.broad.bv_tests == again.broad.bv_tests

@@ -326,15 +326,17 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, ca
                       nf, ni, po, v, fc, no, fo, vo, nf, ni, po, v, fc, no, fo, vo, max_leaf,
                       np.empty((stack_rows, 2), dtype=np.int32), counters[2:], hits[:n])
     else:
-        _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters)
+        _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters, work)
     return ST_OK, n, -1
 
 
 @njit(cache=True, nogil=True)
-def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters):
+def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters, work):
     """Exact queries of a body with primitive links (``articulated.primlinks``): primitive
     pairs and primitive leaves against the real meshes (``_prim_leaf``), then the real
-    meshes against each other by the core for the pairs still open."""
+    meshes against each other by the core for the pairs still open. ``work`` (K, 4, 4): the
+    FK scratch, free once the poses are out (its first two rows hold the primitives' world
+    poses: one allocation less per query)."""
     L = dims[1]
     Nr, Vr, Mr, NP, PV = dims[11], dims[12], dims[13], dims[14], dims[15]
     psz = fbuf[off[26]:off[26] + 3 * NP].reshape((NP, 3))
@@ -346,7 +348,7 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
     hreal = ibuf[off[40]:off[40] + L]
     # pairs of links made only of primitives: their primitive pairs here (what
     # ``link_pairs_prims`` does for them, without its 40 array arguments and scratch)
-    wab = np.empty((2, 4, 4))
+    wab = work if work.shape[0] >= 2 else np.empty((2, 4, 4))
     wa = wab[0]
     wb = wab[1]
     rest = 0
@@ -444,22 +446,51 @@ def _scratch(lbuf, n_pairs):
     return poses, work, hnf, tstack, cand, hits, counters
 
 
+def out_length(lbuf) -> int:
+    """Length of the int64 ``out`` array ``self_check`` writes (``lbuf``: a packed body)."""
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    S = 1 if dims[18] == BROAD_PAIRS else 4 * int(dims[2]) + 8
+    return OUT_PAIRS + 4 * max(1, int(dims[19])) + 2 * S
+
+
 @njit(cache=True, nogil=True)
-def self_check(q, root, fbuf, ibuf, lbuf):
+def self_check(q, root, fbuf, ibuf, lbuf, out):
     """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
-    (1, 4, 4). Returns one int64 array: ``out[0]`` status (``ST_*``), ``out[1]`` hits,
-    ``out[2]`` candidates, ``out[3]`` the offending joint value / link index, then the
-    counters (broad box tests, unused, the exact queries' N_STATS), then the hit link pairs
-    and the candidate pairs as (i, j) rows with i < j, sorted by (i, j)."""
+    (1, 4, 4), written to ``out`` (``out_length(lbuf)``,) int64; returns the status.
+    ``out[0]`` status (``ST_*``), ``out[1]`` hits, ``out[2]`` candidates, ``out[3]`` the
+    offending joint value / link index, then the counters (broad box tests, unused, the
+    exact queries' N_STATS), then the hit link pairs and the candidate pairs as (i, j) rows
+    with i < j, sorted by (i, j); the traversal stack is the tail of ``out``.
+
+    The caller allocates ``out`` (one per call: the result keeps it): an array made here
+    and returned cost its boxing into a Python object, about a tenth of a hand's query;
+    the counters and the traversal stack live in it too (one allocation less here)."""
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    K, L, H, n_pairs = dims[0], dims[1], dims[2], dims[19]
     # candidates are checked pairs: at most as many as the mask holds
-    poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
+    if dims[18] == BROAD_PAIRS:  # the pair sweep keeps one box per link and no stack
+        H = L
+        S = 1
+    else:
+        S = 4 * H + 8
+    fl = np.empty(16 * L + 16 * K + N_FCOLS * H)
+    poses = fl[:16 * L].reshape((1, L, 4, 4))
+    work = fl[16 * L:16 * (L + K)].reshape((K, 4, 4))
+    hnf = fl[16 * (L + K):].reshape((H, N_FCOLS))
+    P2 = OUT_PAIRS + 4 * max(1, n_pairs)
+    tstack = out[P2:P2 + 2 * S].reshape((S, 2))
+    counters = out[OUT_HEAD:OUT_PAIRS]
+    counters[:] = 0
+    cand = np.empty((max(1, n_pairs), 2), dtype=np.int32)
+    hits = np.zeros(max(1, n_pairs), dtype=np.bool_)
     status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, poses, work, hnf, tstack,
                             counters, cand, hits)
+    out[0] = status
+    out[3] = bad
     if status != ST_OK:
-        out = np.zeros(OUT_PAIRS, dtype=np.int64)
-        out[0] = status
-        out[3] = bad
-        return out
+        out[1] = 0
+        out[2] = 0
+        return status
     for k in range(1, n):  # insertion sort by (i, j): few candidates
         i, j, hk = cand[k, 0], cand[k, 1], hits[k]
         m = k - 1
@@ -474,13 +505,8 @@ def self_check(q, root, fbuf, ibuf, lbuf):
     nh = 0
     for k in range(n):
         nh += hits[k]
-    out = np.empty(OUT_PAIRS + 2 * (nh + n), dtype=np.int64)
-    out[0] = ST_OK
     out[1] = nh
     out[2] = n
-    out[3] = -1
-    for k in range(2 + N_STATS):
-        out[OUT_HEAD + k] = counters[k]
     h = OUT_PAIRS
     c = OUT_PAIRS + 2 * nh
     for k in range(n):
@@ -491,7 +517,7 @@ def self_check(q, root, fbuf, ibuf, lbuf):
         out[c] = cand[k, 0]
         out[c + 1] = cand[k, 1]
         c += 2
-    return out
+    return ST_OK
 
 
 @njit(cache=True, nogil=True, parallel=True)

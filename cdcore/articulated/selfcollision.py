@@ -16,7 +16,7 @@ from ..collide import TEST_CODES, CollisionStats
 from ..mesh import MAX_COORD, Mesh
 from ..transforms import as_pose, as_poses
 from ._self_kernel import (BROAD_HIERARCHY, BROAD_PAIRS, N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD,
-                           ST_Q_NONFINITE, self_check)
+                           ST_Q_NONFINITE, out_length, self_check)
 from .body import ArticulatedBody, Link
 from .hierarchy import METHOD_OBB, UPDATE_METHODS, BodyHierarchy
 from .primlinks import fused_prim_arrays
@@ -225,12 +225,17 @@ class SelfCollisionChecker:
             if qa.shape != fz.qshape:
                 raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
-        t0 = time.perf_counter()
-        out = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf)
-        dt = time.perf_counter() - t0
-        if out[0] != ST_OK:
-            _raise_status(self.body, out[0], out[3], qa)
-        return SelfCollisionResult._kernel(self.names, out, dt)
+        out = _empty(fz.out_len, _I64)  # per call: the result keeps it
+        t0 = _clock()
+        status = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, out)
+        dt = _clock() - t0
+        if status != ST_OK:
+            _raise_status(self.body, status, out[3], qa)
+        # ``SelfCollisionResult._kernel`` inlined (a classmethod call is a tenth of a
+        # microsecond, ~1 % of a hand's query)
+        r = _new_object(SelfCollisionResult)
+        r._names, r._out, r.t_test = self.names, out, dt
+        return r
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
         """Self-collision with link ``poses`` (L, 4, 4) given directly (finite, translations
@@ -248,6 +253,12 @@ class SelfCollisionChecker:
 
 _ROOT_IDENTITY = np.eye(4)[None].copy()  # read by the kernel, never written
 _F64 = np.dtype(np.float64)  # native float64 arrays carry this very dtype object
+# the per-query path's callables and dtype bound once (attribute look-ups and a keyword
+# argument are measurable next to a 10 us query)
+_I64 = np.dtype(np.int64)
+_empty = np.empty
+_clock = time.perf_counter
+_new_object = object.__new__
 _FLAGS_PASS = 0x0001 | 0x0100 | 0x0400  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED | NPY_ARRAY_WRITEABLE
 BROAD_MODES = ("auto", "hierarchy", "pairs")
 # "auto" sweeps the pairs up to this many: ~5 ns per pair whose spheres are apart, so 1024
@@ -289,6 +300,7 @@ class _Fused(NamedTuple):
     lbuf: np.ndarray
     stack_rows: int
     qshape: tuple
+    out_len: int  # of ``self_check``'s output array
 
 
 def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
@@ -329,7 +341,7 @@ def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
     lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach,
                            np.asarray(mask, dtype=np.int64).ravel(), qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
-    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,))
+    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,), out_length(lbuf))
 
 
 def link_bit_sets(tr, mask):
