@@ -392,6 +392,9 @@ class _Result(CollisionResult):
     """A ``CollisionResult`` of ``collide``'s common case, built without the dataclass's
     ``__init__`` (a Python call level per query): ``pairs`` and ``counts`` are views into the
     call's workspace ``_W``, made on first access."""
+    _W: np.ndarray  # the call's workspace (``_core._workspace``)
+    _o: int  # where the pairs buffer starts in it
+    _n: int  # pairs found
 
     @cached_property
     def pairs(self) -> np.ndarray:  # pyright: ignore[reportIncompatibleVariableOverride]
@@ -424,12 +427,13 @@ def _result(hit, pairs, counts, t_total, trace=None) -> CollisionResult:
 def _kernel_pose(pose, name):
     """A pose the compiled entries take (float64, C-ordered, writable), converted and checked
     (``as_pose``; a pose with per-axis scale is left to the kernel's status)."""
+    arr = None
     try:
         arr = np.asarray(pose)
         real = arr.dtype.kind in "fiu"
     except (TypeError, ValueError):
         real = False
-    if not real or arr.ndim != 2:
+    if not real or arr is None or arr.ndim != 2:
         return as_pose(pose, name)  # raises what is wrong with it
     if arr.shape != (4, 4):
         raise ValueError(f"{name}: expected shape (4, 4), got {arr.shape}")

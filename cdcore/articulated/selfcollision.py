@@ -74,7 +74,7 @@ class SelfCollisionResult:
     @property
     def hit(self) -> bool:
         """Whether any checked pair collides."""
-        return bool(self._out[1]) if self._out is not None else len(self._link_pairs) > 0
+        return bool(self._out[1]) if self._out is not None else len(self.link_pairs) > 0
 
     @property
     def pairs(self) -> list:
