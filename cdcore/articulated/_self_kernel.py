@@ -23,7 +23,7 @@ from numba import njit, prange
 from .._core import descend_a
 from .._pairjit import pair_njit
 from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, S0, SIZE, SR, START
-from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program
+from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program, sat_scalars
 from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
@@ -197,9 +197,8 @@ def pair_sweep(nf, pairs, cand, counters):
         if dx * dx + dy * dy + dz * dz > rr * rr:
             continue
         tests += 1
-        # B's box in A's box frame: C = A^T B, T = A^T (cb - ca), M = |C| + ABS_EPS; then
-        # ``_overlap.sat_program(PROGRAM_SAT15)``'s 15 axes in its order and with its sums,
-        # on scalars (its (3, 3) arguments were six allocations per call here)
+        # B's box in A's box frame: C = A^T B, T = A^T (cb - ca), M = |C| + ABS_EPS; then the
+        # core's 15-axis test on scalars (``_overlap.sat_scalars``: no (3, 3) scratch per pair)
         ux, uy, uz = nf[a, R0 + 0], nf[a, R0 + 3 + 0], nf[a, R0 + 6 + 0]
         t0 = ux * dx + uy * dy + uz * dz
         c00 = ux * nf[b, R0 + 0] + uy * nf[b, R0 + 3 + 0] + uz * nf[b, R0 + 6 + 0]
@@ -226,22 +225,8 @@ def pair_sweep(nf, pairs, cand, counters):
         m22 = abs(c22) + ABS_EPS
         a0, a1, a2 = nf[a, E0], nf[a, E0 + 1], nf[a, E0 + 2]
         b0, b1, b2 = nf[b, E0], nf[b, E0 + 1], nf[b, E0 + 2]
-        if (abs(t0) > a0 + b0 * m00 + b1 * m01 + b2 * m02
-                or abs(t1) > a1 + b0 * m10 + b1 * m11 + b2 * m12
-                or abs(t2) > a2 + b0 * m20 + b1 * m21 + b2 * m22
-                or abs(t0 * c00 + t1 * c10 + t2 * c20) > b0 + a0 * m00 + a1 * m10 + a2 * m20
-                or abs(t0 * c01 + t1 * c11 + t2 * c21) > b1 + a0 * m01 + a1 * m11 + a2 * m21
-                or abs(t0 * c02 + t1 * c12 + t2 * c22) > b2 + a0 * m02 + a1 * m12 + a2 * m22
-                or abs(t2 * c10 - t1 * c20) > a1 * m20 + a2 * m10 + b1 * m02 + b2 * m01
-                or abs(t2 * c11 - t1 * c21) > a1 * m21 + a2 * m11 + b0 * m02 + b2 * m00
-                or abs(t2 * c12 - t1 * c22) > a1 * m22 + a2 * m12 + b0 * m01 + b1 * m00
-                or abs(t0 * c20 - t2 * c00) > a0 * m20 + a2 * m00 + b1 * m12 + b2 * m11
-                or abs(t0 * c21 - t2 * c01) > a0 * m21 + a2 * m01 + b0 * m12 + b2 * m10
-                or abs(t0 * c22 - t2 * c02) > a0 * m22 + a2 * m02 + b0 * m11 + b1 * m10
-                or abs(t1 * c00 - t0 * c10) > a0 * m10 + a1 * m00 + b1 * m22 + b2 * m21
-                or abs(t1 * c01 - t0 * c11) > a0 * m11 + a1 * m01 + b0 * m22 + b2 * m20
-                or abs(t1 * c02 - t0 * c12) > a0 * m12 + a1 * m02 + b0 * m21 + b1 * m20
-                ):
+        if sat_scalars(PROGRAM_SAT15, t0, t1, t2, c00, c01, c02, c10, c11, c12, c20, c21, c22,
+                       m00, m01, m02, m10, m11, m12, m20, m21, m22, a0, a1, a2, b0, b1, b2) >= 0:
             continue
         cand[n, 0] = a
         cand[n, 1] = b
