@@ -562,17 +562,33 @@ def _box_box_hit(sa, pa, sb, pb):
     return True
 
 
-@njit(cache=True)
-def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
-    """Whether two solids intersect (touching counts), with GJK's early exits."""
+@pair_njit
+def has_closed_form(ka, kb):
+    """Whether ``closed_form_hit`` decides a pair of these kinds (no GJK, no arrays)."""
+    if (ka == SPHERE or ka == CAPSULE) and (kb == SPHERE or kb == CAPSULE):
+        return True
+    return (ka == BOX and kb == BOX) or (ka == SPHERE and kb == BOX) or (kb == SPHERE and ka == BOX)
+
+
+@pair_njit
+def closed_form_hit(ka, sa, pa, kb, sb, pb):
+    """Whether two solids meet, for the kinds ``has_closed_form`` accepts: sphere/capsule
+    pairs (segment distance), box-box (15-axis SAT), sphere-box (clamped centre). Allocates
+    nothing: compiled without reference counting, cheap to call per primitive pair."""
     if (ka == SPHERE or ka == CAPSULE) and (kb == SPHERE or kb == CAPSULE):
         return _round_round_hit(ka, sa, pa, kb, sb, pb)
     if ka == BOX and kb == BOX:
         return _box_box_hit(sa, pa, sb, pb)
-    if ka == SPHERE and kb == BOX:
+    if ka == SPHERE:
         return _sphere_box_hit(sa[0], pa[:3, 3], sb, pb)
-    if kb == SPHERE and ka == BOX:
-        return _sphere_box_hit(sb[0], pb[:3, 3], sa, pa)
+    return _sphere_box_hit(sb[0], pb[:3, 3], sa, pa)
+
+
+@njit(cache=True)
+def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
+    """Whether two solids intersect (touching counts), with GJK's early exits."""
+    if has_closed_form(ka, kb):
+        return closed_form_hit(ka, sa, pa, kb, sb, pb)
     if ka == ELLIPSOID and kb == TRIANGLE:
         return _ellipsoid_triangle_hit(sa, pa, vb[b0], vb[b0 + 1], vb[b0 + 2])
     if kb == ELLIPSOID and ka == TRIANGLE:

@@ -223,6 +223,12 @@ def test_q_passed_through_or_copied_one_signature(twoarm):
     unaligned_q = np.frombuffer(np.concatenate([[0], np.frombuffer(q.tobytes(), np.uint8)]).astype(np.uint8).tobytes(),
                                 dtype=np.float64, count=3, offset=1)
     assert chk.check(unaligned_q).pairs == want
+    # the kernel checks the length (FK reads q[src]): a short or long vector is refused
+    for v in (np.zeros(2), np.zeros(4), np.zeros((1, 3)), np.zeros(0)):
+        with pytest.raises(ValueError, match=r"q: expected shape \(3,\)"):
+            chk.check(v)
+    with pytest.raises(TypeError, match="q: expected 3 real joint values"):
+        chk.check("abc")
     assert len(self_check.signatures) == 1
     assert q.tolist() == [0.3, 0.0, 0.02]  # never written
 
@@ -234,7 +240,9 @@ def test_robot_kernels_without_reference_counting():
     from cdcore import _pairjit, _prim
     from cdcore.articulated import _robot_fk, _self_kernel
     for fn in (_robot_fk.robot_fk, _self_kernel.leaf_boxes, _self_kernel.pair_sweep, _self_kernel._poses_bad,
-               _prim._round_round_hit, _prim._box_box_hit, _prim._sphere_box_hit):
+               _self_kernel._fk_checked, _self_kernel._pairs_broad, _self_kernel._prims_closed,
+               _self_kernel._closed_pair, _prim._round_round_hit, _prim._box_box_hit, _prim._sphere_box_hit,
+               _prim.closed_form_hit, _prim.has_closed_form):
         assert fn.targetoptions.get("_nrt") is (False if _pairjit.NRT_FREE else None), fn.py_func.__name__
 
 

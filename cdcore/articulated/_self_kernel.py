@@ -27,7 +27,7 @@ from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program, sat_sc
 from ..mesh import MAX_COORD
 from ._robot_fk import robot_fk
 from .hierarchy import update_nodes
-from .._prim import shapes_intersect
+from .._prim import closed_form_hit, has_closed_form, shapes_intersect
 from .._prim_leaf import _mul, link_pairs_prims
 from .query import exact_queries
 
@@ -36,7 +36,8 @@ from .query import exact_queries
 # the exact queries' plan. Everything static travels in fbuf/ibuf/lbuf: every array argument
 # of an entry point costs its unboxing on every call.
 N_OFF = 42  # 24 for meshes, 17 for exact primitive links (primlinks: real meshes, primitives), the pair list
-N_DIMS = 21  # ..., [18] broad phase (BROAD_*), [19] number of checked pairs, [20] exact-query stack rows
+N_DIMS = 22  # ..., [18] broad phase (BROAD_*), [19] number of checked pairs, [20] exact-query stack rows,
+# [21] joint values per configuration (n_dofs)
 BROAD_HIERARCHY = 0  # self-traversal of the articulation hierarchy
 BROAD_PAIRS = 1      # every checked link pair's leaf boxes (small robots; see ``pair_sweep``)
 LB_DIMS = N_OFF
@@ -46,6 +47,11 @@ LB_BITS = N_OFF + N_DIMS
 ST_OK = 0
 ST_Q_NONFINITE = 1
 ST_POSE_BAD = 2
+ST_Q_SHAPE = 3  # q has the wrong length (out[3]: its length)
+# the packed body (``pbuf``, int64): a header, then fbuf's float64 words, ibuf's int32 pairs,
+# lbuf: one array argument instead of three (each array argument costs its unboxing, ~0.1 us,
+# on every call of an entry point)
+PB_HEAD = 2  # pbuf[0]: start of the int32 section, pbuf[1]: start of lbuf
 # out[] of ``self_check``: status, n_hits, n_candidates, the bad link (ST_POSE_BAD), then the
 # counters (2 + N_STATS), then the hit pairs (2 n_hits), then the candidate pairs
 OUT_HEAD = 4
@@ -248,19 +254,20 @@ def _poses_bad(P):
     return -1
 
 
-@njit(cache=True, nogil=True)
-def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand, hits):
-    """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
-    update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
-    Returns (status, candidate count, bad link)."""
+@pair_njit(nogil=True)
+def _fk_checked(f, qs, root, fbuf, ibuf, lbuf, poses, work):
+    """FK of configuration row ``f`` of ``qs`` into ``poses`` (1, L, 4, 4), with the checks
+    that keep every later read in bounds and every box finite: (status, offending index).
+    Allocates nothing: compiled without reference counting (``pair_njit``), so the dozen
+    views of the packed arrays made here cost no atomic counts."""
     off = lbuf[0:N_OFF]
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
-    K, L, H, N, V, M = dims[0], dims[1], dims[2], dims[3], dims[4], dims[5]
-    method, max_leaf, stack_rows = dims[6], dims[10], dims[20]
+    K, L = dims[0], dims[1]
+    if qs.shape[1] != dims[21]:  # FK reads q[src]: a short q would be read out of bounds
+        return ST_Q_SHAPE, qs.shape[1]
     for k in range(qs.shape[1]):
         if not np.isfinite(qs[f, k]):
-            return ST_Q_NONFINITE, 0, k
-    # views of the packed arrays are made where they are read (each costs reference counts)
+            return ST_Q_NONFINITE, k
     origins = fbuf[off[0]:off[0] + 16 * K].reshape((K, 4, 4))
     kaxes = fbuf[off[1]:off[1] + 3 * K].reshape((K, 3))
     mult = fbuf[off[2]:off[2] + K]
@@ -270,18 +277,97 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, ca
     src = ibuf[off[12]:off[12] + K]
     select = ibuf[off[13]:off[13] + L]
     robot_fk(kparents, origins, jtype, kaxes, src, mult, offset, qs[f:f + 1], root, select, work, poses)
-    P = poses[0]
-    bad = _poses_bad(P)
+    bad = _poses_bad(poses[0])
     if bad >= 0:
-        return ST_POSE_BAD, 0, bad
+        return ST_POSE_BAD, bad
+    return ST_OK, -1
+
+
+@pair_njit(nogil=True)
+def _pairs_broad(P, fbuf, ibuf, lbuf, hnf, cand, counters):
+    """The pair-sweep broad phase (``leaf_boxes`` + ``pair_sweep``) on the packed body;
+    returns the candidate count. Allocates nothing (``pair_njit``)."""
+    off = lbuf[0:N_OFF]
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    L = dims[1]
     leaf_c = fbuf[off[4]:off[4] + 3 * L].reshape((L, 3))
     leaf_R = fbuf[off[5]:off[5] + 9 * L].reshape((L, 3, 3))
     leaf_e = fbuf[off[6]:off[6] + 3 * L].reshape((L, 3))
+    leaf_boxes(P, leaf_c, leaf_R, leaf_e, hnf)
+    pairs = ibuf[off[41]:off[41] + 2 * dims[19]].reshape((dims[19], 2))
+    return pair_sweep(hnf, pairs, cand, counters)
+
+
+@pair_njit(nogil=True)
+def _closed_pair(i, j, pk, plo, hreal):
+    """Whether link pair (i, j) is made of primitives only, each primitive pair with a
+    closed form (``_prim.has_closed_form``)."""
+    if hreal[i] != 0 or hreal[j] != 0:
+        return False
+    for p in range(plo[i], plo[i + 1]):
+        for q in range(plo[j], plo[j + 1]):
+            if not has_closed_form(pk[p], pk[q]):
+                return False
+    return True
+
+
+@pair_njit(nogil=True)
+def _prims_closed(n, P, cand, hits, fbuf, ibuf, lbuf, work):
+    """The exact test of every candidate link pair that ``_closed_pair`` accepts (the
+    common case of capsule hands), into ``hits``; returns how many candidates are left for
+    ``_prim_exact`` (GJK or meshes). Allocates nothing (``pair_njit``): the per-primitive
+    views cost no reference counts. ``work`` (>= 2, 4, 4): scratch for the world poses."""
+    off = lbuf[0:N_OFF]
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    NP = dims[14]
+    psz = fbuf[off[26]:off[26] + 3 * NP].reshape((NP, 3))
+    ploc = fbuf[off[27]:off[27] + 16 * NP].reshape((NP, 4, 4))
+    pk = ibuf[off[37]:off[37] + NP]
+    plo = ibuf[off[38]:off[38] + dims[1] + 1]
+    hreal = ibuf[off[40]:off[40] + dims[1]]
+    wa = work[0]
+    wb = work[1]
+    rest = 0
+    for k in range(n):
+        i = cand[k, 0]
+        j = cand[k, 1]
+        if not _closed_pair(i, j, pk, plo, hreal):
+            rest += 1
+            continue
+        hit = False
+        for p in range(plo[i], plo[i + 1]):
+            if hit:
+                break
+            _mul(P[i], ploc[p], wa)
+            for q in range(plo[j], plo[j + 1]):
+                _mul(P[j], ploc[q], wb)
+                if closed_form_hit(pk[p], psz[p], wa, pk[q], psz[q], wb):
+                    hit = True
+                    break
+        hits[k] = hit
+    return rest
+
+
+@njit(cache=True, nogil=True)
+def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand, hits):
+    """One configuration (row ``f`` of ``qs``): FK into ``poses`` (1, L, 4, 4), hierarchy
+    update into ``hnf``, self-traversal into ``cand``, exact queries into ``hits``.
+    Returns (status, candidate count, bad link)."""
+    off = lbuf[0:N_OFF]
+    dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
+    L, H, N, V, M = dims[1], dims[2], dims[3], dims[4], dims[5]
+    method, max_leaf, stack_rows = dims[6], dims[10], dims[20]
+    status, bad = _fk_checked(f, qs, root, fbuf, ibuf, lbuf, poses, work)
+    if status != ST_OK:
+        return status, 0, bad
+    P = poses[0]
     if dims[18] == BROAD_PAIRS:
-        leaf_boxes(P, leaf_c, leaf_R, leaf_e, hnf)
-        pairs = ibuf[off[41]:off[41] + 2 * dims[19]].reshape((dims[19], 2))
-        n = pair_sweep(hnf, pairs, cand, counters[0:1])
+        n = _pairs_broad(P, fbuf, ibuf, lbuf, hnf, cand, counters[0:1])
     else:
+        # views of the packed arrays are made where they are read (each costs reference counts)
+        leaf_c = fbuf[off[4]:off[4] + 3 * L].reshape((L, 3))
+        leaf_R = fbuf[off[5]:off[5] + 9 * L].reshape((L, 3, 3))
+        leaf_e = fbuf[off[6]:off[6] + 3 * L].reshape((L, 3))
         bits = lbuf[LB_BITS:LB_BITS + H]
         reach = lbuf[LB_BITS + H:LB_BITS + 2 * H]
         mask = lbuf[LB_BITS + 2 * H:LB_BITS + 2 * H + L * L].reshape((L, L))
@@ -310,7 +396,7 @@ def _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, ca
         exact_queries(cand[:n], P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
                       nf, ni, po, v, fc, no, fo, vo, nf, ni, po, v, fc, no, fo, vo, max_leaf,
                       np.empty((stack_rows, 2), dtype=np.int32), counters[2:], hits[:n])
-    else:
+    elif _prims_closed(n, P, cand, hits, fbuf, ibuf, lbuf, work) > 0:
         _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, counters, work)
     return ST_OK, n, -1
 
@@ -333,9 +419,8 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
     hreal = ibuf[off[40]:off[40] + L]
     # pairs of links made only of primitives: their primitive pairs here (what
     # ``link_pairs_prims`` does for them, without its 40 array arguments and scratch)
-    wab = work if work.shape[0] >= 2 else np.empty((2, 4, 4))
-    wa = wab[0]
-    wb = wab[1]
+    wa = work[0]  # >= 2 rows (``_scratch``, ``self_check``)
+    wb = work[1]
     rest = 0
     for k in range(n):
         i = cand[k, 0]
@@ -343,6 +428,8 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
         if hreal[i] != 0 or hreal[j] != 0:
             rest += 1
             continue
+        if _closed_pair(i, j, pk, plo, hreal):
+            continue  # decided by ``_prims_closed``
         hit = False
         for p in range(plo[i], plo[i + 1]):
             if hit:
@@ -419,10 +506,11 @@ def _scratch(lbuf, n_pairs):
         S = 1
     else:
         S = 4 * H + 8
-    fl = np.empty(16 * L + 16 * K + N_FCOLS * H)
+    Kw = max(K, 2)  # the FK scratch; its first two rows are the primitive tests' scratch after FK
+    fl = np.empty(16 * L + 16 * Kw + N_FCOLS * H)
     poses = fl[:16 * L].reshape((1, L, 4, 4))
-    work = fl[16 * L:16 * (L + K)].reshape((K, 4, 4))
-    hnf = fl[16 * (L + K):].reshape((H, N_FCOLS))
+    work = fl[16 * L:16 * (L + Kw)].reshape((Kw, 4, 4))
+    hnf = fl[16 * (L + Kw):].reshape((H, N_FCOLS))
     it = np.zeros(2 * S + 2 + N_STATS, dtype=np.int64)
     tstack = it[:2 * S].reshape((S, 2))
     counters = it[2 * S:]
@@ -439,9 +527,34 @@ def out_length(lbuf) -> int:
 
 
 @njit(cache=True, nogil=True)
-def self_check(q, root, fbuf, ibuf, lbuf, out):
+def unpack(pbuf):
+    """(fbuf float64, ibuf int32, lbuf int64) views of a packed body (``pack``)."""
+    return (pbuf[PB_HEAD:pbuf[0]].view(np.float64), pbuf[pbuf[0]:pbuf[1]].view(np.int32),
+            pbuf[pbuf[1]:])
+
+
+def pack(fbuf, ibuf, lbuf) -> np.ndarray:
+    """The three buffers of a body as one int64 array (``unpack`` reverses it)."""
+    iw = np.zeros(2 * ((len(ibuf) + 1) // 2), dtype=np.int32)
+    iw[:len(ibuf)] = ibuf
+    i0 = PB_HEAD + len(fbuf)
+    l0 = i0 + len(iw) // 2
+    return np.concatenate([np.array([i0, l0], dtype=np.int64),
+                           np.ascontiguousarray(fbuf, dtype=np.float64).view(np.int64), iw.view(np.int64),
+                           np.asarray(lbuf, dtype=np.int64)])
+
+
+# One compiled signature, given: a q that is not a contiguous, aligned, writeable float64
+# vector makes numba raise TypeError (never compile another), and the caller converts it
+# (``SelfCollisionChecker.check``: the common call pays no checks in Python).
+SELF_CHECK_SIG = "int64(float64[::1], float64[:, :, ::1], int64[::1], int64[::1])"
+
+
+@njit(SELF_CHECK_SIG, cache=True, nogil=True)
+def self_check(q, root, pbuf, out):
     """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
-    (1, 4, 4), written to ``out`` (``out_length(lbuf)``,) int64; returns the status.
+    (1, 4, 4) of the packed body ``pbuf`` (``pack``), written to ``out``
+    (``out_length(lbuf)``,) int64; returns the status.
     ``out[0]`` status (``ST_*``), ``out[1]`` hits, ``out[2]`` candidates, ``out[3]`` the
     offending joint value / link index, then the counters (broad box tests, unused, the
     exact queries' N_STATS), then the hit link pairs and the candidate pairs as (i, j) rows
@@ -450,6 +563,7 @@ def self_check(q, root, fbuf, ibuf, lbuf, out):
     The caller allocates ``out`` (one per call: the result keeps it): an array made here
     and returned cost its boxing into a Python object, about a tenth of a hand's query;
     the counters and the traversal stack live in it too (one allocation less here)."""
+    fbuf, ibuf, lbuf = unpack(pbuf)
     dims = lbuf[LB_DIMS:LB_DIMS + N_DIMS]
     K, L, H, n_pairs = dims[0], dims[1], dims[2], dims[19]
     # candidates are checked pairs: at most as many as the mask holds
@@ -458,10 +572,11 @@ def self_check(q, root, fbuf, ibuf, lbuf, out):
         S = 1
     else:
         S = 4 * H + 8
-    fl = np.empty(16 * L + 16 * K + N_FCOLS * H)
+    Kw = max(K, 2)  # the FK scratch; its first two rows are the primitive tests' scratch after FK
+    fl = np.empty(16 * L + 16 * Kw + N_FCOLS * H)
     poses = fl[:16 * L].reshape((1, L, 4, 4))
-    work = fl[16 * L:16 * (L + K)].reshape((K, 4, 4))
-    hnf = fl[16 * (L + K):].reshape((H, N_FCOLS))
+    work = fl[16 * L:16 * (L + Kw)].reshape((Kw, 4, 4))
+    hnf = fl[16 * (L + Kw):].reshape((H, N_FCOLS))
     P2 = OUT_PAIRS + 4 * max(1, n_pairs)
     tstack = out[P2:P2 + 2 * S].reshape((S, 2))
     counters = out[OUT_HEAD:OUT_PAIRS]
@@ -506,13 +621,14 @@ def self_check(q, root, fbuf, ibuf, lbuf, out):
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def self_counts(qs, root, fbuf, ibuf, lbuf, n_chunks, base):
+def self_counts(qs, root, pbuf, n_chunks, base):
     """Self-collision of every configuration row of ``qs`` (F, n_dofs), in ``n_chunks``
     contiguous chunks run in parallel. Returns (counts (L, L) int64: configurations in which
     link pair (i < j) collides, upper triangle; witness (L, L) int64: the first such row
     plus ``base``, -1 if none; status (3,) int64: the first failing row's status, row, and
     joint/link, status 0 if none). Counts are summed per chunk, then over chunks in chunk
     order: the result does not depend on the number of threads or chunks."""
+    fbuf, ibuf, lbuf = unpack(pbuf)
     F = qs.shape[0]
     L = lbuf[LB_DIMS + 1]
     counts_c = np.zeros((n_chunks, L, L), dtype=np.int64)

@@ -245,9 +245,7 @@ def sample_chunk(robot_limits, seed, k, n_rows) -> np.ndarray:
 class AuditPlan:
     """What a chunk task needs (picklable, small): the packed kernel arrays, the fixed
     configurations, the sampling definition."""
-    fbuf: np.ndarray
-    ibuf: np.ndarray
-    lbuf: np.ndarray
+    pbuf: np.ndarray  # the packed body (``_self_kernel.pack``)
     mask: np.ndarray
     stack_rows: int
     limits: np.ndarray
@@ -296,7 +294,7 @@ def count_configurations(plan, qs, base, threads=True):
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     root = np.eye(4)[None].copy()
     with _PARALLEL:
-        return self_counts(qs, root, plan.fbuf, plan.ibuf, plan.lbuf, n_chunks(len(qs), threads), int(base))
+        return self_counts(qs, root, plan.pbuf, n_chunks(len(qs), threads), int(base))
 
 
 def make_plan(robot, samples=None, configurations=None, seed=0, poses=None, include_default=True,
@@ -335,7 +333,7 @@ def make_plan(robot, samples=None, configurations=None, seed=0, poses=None, incl
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed: expected a non-negative integer, got {seed!r}")
     fz = chk._fused
-    plan = AuditPlan(fz.fbuf, fz.ibuf, fz.lbuf, chk.mask, fz.stack_rows, np.asarray(robot.limits, float),
+    plan = AuditPlan(fz.pbuf, chk.mask, fz.stack_rows, np.asarray(robot.limits, float),
                      np.ascontiguousarray(fixed), n_samples, int(seed))
     return plan, chk
 

@@ -16,7 +16,7 @@ from ..collide import TEST_CODES, CollisionStats
 from ..mesh import MAX_COORD, Mesh
 from ..transforms import as_pose, as_poses
 from ._self_kernel import (BROAD_HIERARCHY, BROAD_PAIRS, N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD,
-                           ST_Q_NONFINITE, out_length, self_check)
+                           ST_Q_NONFINITE, ST_Q_SHAPE, out_length, pack, self_check)
 from .body import ArticulatedBody, Link
 from .hierarchy import METHOD_OBB, UPDATE_METHODS, BodyHierarchy
 from .primlinks import fused_prim_arrays
@@ -211,31 +211,36 @@ class SelfCollisionChecker:
             t0 = time.perf_counter()
             poses = self.body.fk(q, None if root_pose is None else as_pose(root_pose, "root_pose"))
             return self.check_poses(poses, time.perf_counter() - t0)
-        # the kernel only reads q: a float64 array of the right shape, contiguous, aligned and
-        # writeable (numba types read-only or unaligned arrays as another signature) is passed
-        # as it is; the test is spelled for speed: it runs on every query
-        if (type(q) is np.ndarray and q.dtype is _F64 and q.shape == fz.qshape
-                and q.flags.num & _FLAGS_PASS == _FLAGS_PASS):
-            qa = q
-        else:
-            try:
-                qa = np.array(q, dtype=np.float64)
-            except (TypeError, ValueError):
-                raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
-            if qa.shape != fz.qshape:
-                raise ValueError(f"q: expected shape {fz.qshape}, got {qa.shape}")
         root = _ROOT_IDENTITY if root_pose is None else _root_array(root_pose)
         out = _empty(fz.out_len, _I64)  # per call: the result keeps it
+        # a contiguous, aligned, writeable float64 vector goes to the kernel as it is (its
+        # length and values are checked there); numba refuses anything else with TypeError
+        # (the kernel has one signature and never compiles another), and it is copied: the
+        # common call pays no checks in Python
         t0 = _clock()
-        status = self_check(qa, root, fz.fbuf, fz.ibuf, fz.lbuf, out)
+        try:
+            status = self_check(q, root, fz.pbuf, out)
+        except TypeError:
+            q = self._as_q(q)
+            t0 = _clock()
+            status = self_check(q, root, fz.pbuf, out)
         dt = _clock() - t0
         if status != ST_OK:
-            _raise_status(self.body, status, out[3], qa)
+            _raise_status(self.body, status, out[3], q)
         # ``SelfCollisionResult._kernel`` inlined (a classmethod call is a tenth of a
         # microsecond, ~1 % of a hand's query)
         r = _new_object(SelfCollisionResult)
         r._names, r._out, r.t_test = self.names, out, dt
         return r
+
+    def _as_q(self, q) -> np.ndarray:
+        try:
+            qa = np.array(q, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
+        if qa.shape != self._fused.qshape:
+            raise ValueError(f"q: expected shape {self._fused.qshape}, got {qa.shape}")
+        return qa
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
         """Self-collision with link ``poses`` (L, 4, 4) given directly (finite, translations
@@ -284,6 +289,8 @@ def check_link_poses(poses, n_links: int, name: str = "poses") -> np.ndarray:
 
 
 def _raise_status(body, status, where, q):
+    if status == ST_Q_SHAPE:
+        raise ValueError(f"q: expected shape ({body.n_dofs},), got {np.shape(q)}")
     if status == ST_Q_NONFINITE:
         raise ValueError(f"q: contains NaN or infinite joint values (q[{int(where)}] = {q.ravel()[int(where)]})")
     if status == ST_POSE_BAD:
@@ -294,10 +301,12 @@ def _raise_status(body, status, where, q):
 
 
 class _Fused(NamedTuple):
-    """The static arrays of a URDF body packed for ``self_check`` / ``self_counts``."""
+    """The static arrays of a URDF body packed for ``self_check`` / ``self_counts``
+    (``pbuf``: the three buffers in one array, ``_self_kernel.pack``)."""
     fbuf: np.ndarray
     ibuf: np.ndarray
     lbuf: np.ndarray
+    pbuf: np.ndarray
     stack_rows: int
     qshape: tuple
     out_len: int  # of ``self_check``'s output array
@@ -336,12 +345,12 @@ def _pack_fused(body, h, mask, plan, broad=BROAD_HIERARCHY) -> _Fused:
     dims = [K, L, H, N, len(body.vertices), len(body.faces), h.method_id, body.bvhs[0].kind, code, program,
             max(bv.leaf_size for bv in body.bvhs) ** 2] + prim_dims + [broad, len(pairs)]
     stack_rows = 2 * max(body.max_height, prim_dims[-1]) + 2
-    dims.append(stack_rows)
+    dims += [stack_rows, body.n_dofs]
     bits, reach = link_bit_sets(tr, mask)
     lbuf = np.concatenate([np.array(off + dims, dtype=np.int64), bits, reach,
                            np.asarray(mask, dtype=np.int64).ravel(), qplan])
     assert len(off) == N_OFF and len(dims) == N_DIMS
-    return _Fused(fbuf, ibuf, lbuf, stack_rows, (body.n_dofs,), out_length(lbuf))
+    return _Fused(fbuf, ibuf, lbuf, pack(fbuf, ibuf, lbuf), stack_rows, (body.n_dofs,), out_length(lbuf))
 
 
 def link_bit_sets(tr, mask):
