@@ -30,6 +30,8 @@ _EXPORTS = {
     "DistanceResult": "distance", "distance": "distance", "distance_batch": "distance",
     "Mesh": "mesh", "load_mesh": "mesh",
     "Query": "query",
+    "Primitive": "primitives",
+    "PrimitiveDistance": "prim_query", "collide_primitive": "prim_query", "distance_primitive": "prim_query",
     "SavedQuery": "query_io", "load_query": "query_io", "save_query": "query_io",
 }
 

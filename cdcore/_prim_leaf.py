@@ -7,7 +7,7 @@ from numba import njit
 
 from ._layout import C0, COUNT, E0, LEFT, R0, START
 from ._overlap import ABS_EPS
-from ._prim import TRIANGLE, shapes_intersect
+from ._prim import TRIANGLE, prim_triangle_distance, shapes_intersect
 
 
 @njit(cache=True)
@@ -166,4 +166,73 @@ def link_pairs_prims(pairs, poses_a, poses_b,
         need_mesh[k] = (not hit) and realA[i] != 0 and realB[j] != 0
 
 
-__all__ = ["prim_vs_mesh", "link_pairs_prims"]
+@njit(cache=True)
+def _ball_box_gap(c, r, nf, node):
+    """A lower bound on the distance from anything in the ball (centre c, radius r) to
+    anything in the node's box: |c - box point nearest to c| - r (the box's axes are the
+    columns of its R0 block; an AABB's are the identity), 0 when they meet."""
+    dd = 0.0
+    for k in range(3):
+        x = ((c[0] - nf[node, C0]) * nf[node, R0 + k] + (c[1] - nf[node, C0 + 1]) * nf[node, R0 + 3 + k]
+             + (c[2] - nf[node, C0 + 2]) * nf[node, R0 + 6 + k])
+        e = abs(x) - nf[node, E0 + k]
+        if e > 0.0:
+            dd += e * e
+    g = np.sqrt(dd) - r
+    return g if g > 0.0 else 0.0
+
+
+@njit(cache=True)
+def prim_mesh_distance(kind, size, pose, verts, v0, v1, bc, be, nf, ni, po, vB, fB, stack, wa, wb):
+    """Distance from the solid primitive to the mesh's triangles (0 when it meets one),
+    branch and bound over the mesh hierarchy (Larsen et al. 1999's scheme with the
+    primitive as a one-leaf tree): a node is descended only when the primitive's bounding
+    ball can be nearer to its box than the best distance found so far, the nearer child
+    first. Arguments as ``prim_vs_mesh``; the closest points (the mesh's frame) go to
+    ``wa`` (on the primitive) and ``wb`` (on the mesh). ``stack`` (>= tree height + 2,)
+    int32 scratch."""
+    c = np.empty(3)
+    for r in range(3):
+        c[r] = pose[r, 0] * bc[0] + pose[r, 1] * bc[1] + pose[r, 2] * bc[2] + pose[r, 3]
+    rad = np.sqrt(be[0] * be[0] + be[1] * be[1] + be[2] * be[2])
+    tri = np.empty((3, 3))
+    ta = np.empty(3)
+    tb = np.empty(3)
+    best = np.inf
+    sp = 1
+    stack[0] = 0
+    while sp > 0:
+        sp -= 1
+        node = stack[sp]
+        # the bound may only prune a node that cannot hold anything nearer than ``best``
+        if _ball_box_gap(c, rad, nf, node) >= best:
+            continue
+        left = ni[node, LEFT]
+        if left >= 0:
+            right = ni[node, LEFT + 1]
+            if _ball_box_gap(c, rad, nf, left) <= _ball_box_gap(c, rad, nf, right):
+                stack[sp] = right  # pushed first: the nearer child is popped first
+                stack[sp + 1] = left
+            else:
+                stack[sp] = left
+                stack[sp + 1] = right
+            sp += 2
+            continue
+        s = ni[node, START]
+        for k in range(s, s + ni[node, COUNT]):
+            f = po[k]
+            for i in range(3):
+                for d in range(3):
+                    tri[i, d] = vB[fB[f, i], d]
+            d = prim_triangle_distance(kind, size, pose, verts, v0, v1, tri, ta, tb)
+            if d < best:
+                best = d
+                for i in range(3):
+                    wa[i] = ta[i]
+                    wb[i] = tb[i]
+                if best == 0.0:
+                    return 0.0
+    return best
+
+
+__all__ = ["prim_vs_mesh", "prim_mesh_distance", "link_pairs_prims"]

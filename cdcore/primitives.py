@@ -122,6 +122,24 @@ class Primitive:
         return float(np.linalg.norm(np.asarray(self.vertices, dtype=np.float64), axis=1).max())
 
 
+def local_box(prim: Primitive) -> tuple:
+    """(centre, half extents) (3,) float64 of the primitive's bounding box in its own frame."""
+    r, h, c = prim.size
+    k = prim.code
+    if k == SPHERE:
+        e = (r, r, r)
+    elif k == CAPSULE:
+        e = (r, r, h + r)
+    elif k == CYLINDER:
+        e = (r, r, h)
+    elif k in (BOX, ELLIPSOID):
+        e = prim.size
+    else:
+        lo, hi = prim.vertices.min(0), prim.vertices.max(0)
+        return (lo + hi) / 2, (hi - lo) / 2
+    return np.zeros(3), np.array(e, dtype=np.float64)
+
+
 def _capsule_mesh(r: float, h: float, n_around: int, n_lat: int) -> Mesh:
     """Two hemispheres joined by a tube; ``n_lat`` (even) latitude bands over the two caps."""
     half = max(1, n_lat // 2)

@@ -138,6 +138,13 @@ def _primitive_step():
     pairs = np.array([[i, j] for i in range(len(prims)) for j in range(len(prims))], dtype=np.int64)
     _prim.prim_pairs_intersect(kind, size, voff, verts, poses, pairs)
     _prim.prim_pairs_distance(kind, size, voff, verts, poses, pairs, np.empty((len(pairs), 2, 3)))
+    from cdcore import build_bvh, collide_primitive, distance_primitive
+    tree = build_bvh(shapes.box((0.2, 0.2, 0.2)), "obb")
+    for p in prims:  # the public primitive queries: against a mesh hierarchy and a primitive
+        collide_primitive(p, None, tree, None)
+        distance_primitive(p, None, tree, None)
+        collide_primitive(p, None, prims[0], None)
+        distance_primitive(p, None, prims[0], None)
     try:
         import mujoco  # noqa: F401
     except ImportError:

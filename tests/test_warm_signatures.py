@@ -49,6 +49,18 @@ for bv, spec in cdcore.BV_TYPES.items():
                 cdcore.distance(a, None, b, pose, order=order, trace=trace, realign=realign)
         cdcore.distance_batch(a, b, poses[:9], realign=realign)
 
+from cdcore.primitives import KIND_NAMES, Primitive
+cube = Primitive("box", (0.2, 0.3, 0.1))
+for kind in KIND_NAMES:
+    prim = (Primitive(kind, (), np.eye(4), rng.normal(size=(6, 3))) if kind == "convex"
+            else Primitive(kind, (0.2, 0.3, 0.1)[:{"sphere": 1, "capsule": 2, "cylinder": 2}.get(kind, 3)]))
+    for bv in cdcore.BV_TYPES:
+        tree = cdcore.build_bvh(mesh, bv=bv)
+        cdcore.collide_primitive(prim, pose, tree, None)
+        cdcore.distance_primitive(prim, pose, tree, None)
+    cdcore.collide_primitive(prim, pose, cube, None)
+    cdcore.distance_primitive(prim, pose, cube, None)
+
 from cdcore.scenes import SceneRunner, load_scene
 from cdcore.articulated import UPDATE_METHODS
 from cdcore.quality import expected_tests, tree_quality

@@ -28,7 +28,7 @@ from ..bv import BV_TYPES
 from ..bvh import build_bvh
 from ..collide import TEST_CODES, CollisionStats
 from ..mesh import Mesh
-from ..primitives import BOX, CAPSULE, CONVEX, CYLINDER, ELLIPSOID, N_AROUND, N_LAT, SPHERE, tessellate
+from ..primitives import BOX, CONVEX, CYLINDER, N_AROUND, N_LAT, local_box, tessellate
 
 PRIMITIVE_MODES = ("exact", "tessellate")
 PRIMITIVE_BVS = ("aabb", "obb", "obb_sphere")  # box hierarchies: the primitive leaf test descends boxes
@@ -58,24 +58,6 @@ class RealPack(NamedTuple):
     has_real: np.ndarray  # (L,) bool
     max_height: int
     kind: int
-
-
-def local_box(prim):
-    """(centre, half extents) of the primitive's bounding box in its own frame."""
-    r, h, c = prim.size
-    k = prim.code
-    if k == SPHERE:
-        e = (r, r, r)
-    elif k == CAPSULE:
-        e = (r, r, h + r)
-    elif k == CYLINDER:
-        e = (r, r, h)
-    elif k in (BOX, ELLIPSOID):
-        e = prim.size
-    else:
-        lo, hi = prim.vertices.min(0), prim.vertices.max(0)
-        return (lo + hi) / 2, (hi - lo) / 2
-    return np.zeros(3), np.array(e, dtype=np.float64)
 
 
 def proxy_mesh(prim) -> Mesh:
