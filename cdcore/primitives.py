@@ -135,7 +135,8 @@ def local_box(prim: Primitive) -> tuple:
     elif k in (BOX, ELLIPSOID):
         e = prim.size
     else:
-        lo, hi = prim.vertices.min(0), prim.vertices.max(0)
+        v = np.asarray(prim.vertices, dtype=np.float64)  # a convex primitive always has them
+        lo, hi = v.min(0), v.max(0)
         return (lo + hi) / 2, (hi - lo) / 2
     return np.zeros(3), np.array(e, dtype=np.float64)
 

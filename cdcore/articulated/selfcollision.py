@@ -234,12 +234,13 @@ class SelfCollisionChecker:
         return r
 
     def _as_q(self, q) -> np.ndarray:
+        shape = (self.body.n_dofs,)
         try:
             qa = np.array(q, dtype=np.float64)
         except (TypeError, ValueError):
             raise TypeError(f"q: expected {self.body.n_dofs} real joint values, got {type(q).__name__}") from None
-        if qa.shape != self._fused.qshape:
-            raise ValueError(f"q: expected shape {self._fused.qshape}, got {qa.shape}")
+        if qa.shape != shape:
+            raise ValueError(f"q: expected shape {shape}, got {qa.shape}")
         return qa
 
     def check_poses(self, poses, t_fk: float = 0.0) -> SelfCollisionResult:
