@@ -35,8 +35,10 @@ lower bound on the distance minus an upper bound on how far any point can have m
 * **Motion bound** (``_motion``): a point p of B's node (its model coordinates now, p_h at
   the reference call h) is at ``R p + t`` now and was at ``R_h p_h + t_h``; the difference is
   ``R_h (p - p_h) + (R - R_h) p + (t - t_h)``, of length at most
-  ``||R_h||_2 * D_B + |(R - R_h) cB + t - t_h| + ||R - R_h||_2 * rho_B``, where (cB, rho_B) is
-  a ball around B's node box *now* (box centre, half-diagonal) and D_B the largest vertex
+  ``||R_h||_2 * D_B + |(R - R_h) p_h + t - t_h| + ||R - R_h||_2 * D_B`` (p = p_h + (p - p_h)),
+  at most ``(||R_h||_2 + ||R - R_h||_2) D_B + |(R - R_h) cB + t - t_h| + ||R - R_h||_2 rho_B``
+  with (cB, rho_B) a ball around B's node box at call h (box centre, half-diagonal; kept in
+  the front row, so that checking a row reads no node data), and D_B the largest vertex
   displacement of B's mesh since call h (refits: the sum of the per-call maxima, measured by
   ``cdcore.front.FrontCache`` from the meshes; every point of a triangle moves by a convex
   combination of its vertices' moves, so by at most the largest). A's points (A's own frame)
@@ -80,19 +82,20 @@ One frame (``front_entry``)
    each separated one with a fresh margin; kept rows are copied.
 
 The state lives in arrays of the caller (one ``FrontCache``): the front in three slots (input,
-output, the pass-1 sequence), the ring of the last ``RING`` calls' transforms, the traversal's
-buffers. A call never writes its input slot, so when a buffer is too small it returns
-``GROW`` (``meta[M_GROW]`` says which) and the caller grows it and repeats the call.
+output, the pass-1 sequence) and the ring of the last ``RING`` calls' transforms; the traversal's
+buffers are allocated per call. A call never writes its input slot, so when the front's slots
+are too small it returns ``GROW`` and the caller grows them and repeats the call.
 """
 import numpy as np
 from numba import njit
 
-from ._core import Buffers, _kdop_query, _sort_pairs, _unread_kdop, pose_status, traverse, trees
+from ._core import Buffers, _grown, _kdop_query, _sort_pairs, _unread_kdop, pose_status, traverse, trees
 from ._cycles import read_cycles
-from ._layout import (AXIS_SPHERE, BUFFER_FULL, C0, COUNT, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
+from ._layout import (C0, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
                       P_TEST, R0, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
-                      TR_A, TR_AXIS, TR_B, TR_OUTCOME)
+                      TR_A, TR_AXIS, TR_B, TR_OUTCOME, TRACE_COLS)
 from ._pack import H_HEIGHT, H_LEAF_CAP, c_view
+from ._pairjit import pair_njit
 from .transforms import _relative_transform
 
 AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
@@ -107,6 +110,15 @@ CERT_REL = 1e-9
 # (build: identity, normalised triangle frames, eigenvectors), so |sum s_i e_i U_i| <= |e| (1 + 1e-12)
 BALL_REL = 1e-12
 NO_MARGIN = -1.0  # the margin of a row without a certificate (its ST_REF is -1)
+# Incoherent frames: when B's root box can have moved, relative to A, by more than this fraction
+# of the larger root ball's radius since the last call (the smaller one's would call a finger
+# turning against a ball incoherent, while most of the front around it still holds), the last
+# front says little about this frame (a cut of the BVTT around contacts that moved away): the
+# frame is a plain traversal from
+# the root without the trace (what ``collide`` does), and the next one starts from the root.
+# Random placements (the rigid-torus scene) move by about the objects' size every frame; a
+# coherent animation by a few percent.
+JUMP_REL = 0.25
 
 # columns of a front row (int32): the node pair, then its state
 FR_A = 0
@@ -119,9 +131,14 @@ ST_REF = 6  # the call whose test (or kept pull-up) certified the margin; -1: no
 SQ_SEED = 7  # pass 1 only: 1 for a seed (tested this frame), 0 for a kept row
 FRONT_COLS = 8
 
-# the front's slots (fr: (3, cap, FRONT_COLS) int32, mg: (4, cap) float64): input and output
-# alternate between 0 and 1 (meta[M_SIDE] is the input); 2 is pass 1's sequence; mg[3] holds the
-# sequence rows' remaining margins (kept rows) this call
+# the front's slots (fr: (3, cap, FRONT_COLS) int32, mg: (4, cap, MG_COLS) float64): input and
+# output alternate between 0 and 1 (meta[M_SIDE] is the input); 2 is pass 1's sequence; mg[3]
+# holds the sequence rows' remaining margins (kept rows) this call
+MG_M = 0  # the margin
+MG_C = 1  # the ball around B's node box at the reference call: centre (3), radius (kept in the
+MG_RHO = 4  # row: pass 1 then reads the front sequentially, not B's nodes, ~2 cache misses a row)
+MG_L = 5  # |c| + rho: the quick bound |dR c + dt| + ||dR|| rho <= |dt| + ||dR|| (|c| + rho)
+MG_COLS = 6
 SLOT_SEQ = 2
 SLOT_REM = 3
 
@@ -137,8 +154,9 @@ RG_STAMP = 15  # the call the columns below were computed for (-1: none)
 RG_DR = 16  # R_now - R_h (3, 3)
 RG_DT = 25  # t_now - t_h
 RG_DRN = 28  # ||R_now - R_h||_2 (upper bound)
-RG_DEF = 29  # D_A + ||R_h||_2 D_B since call h
-RING_COLS = 30
+RG_DEF = 29  # D_A + (||R_h||_2 + ||R_now - R_h||_2) D_B since call h
+RG_Q = 30  # RG_DEF + |t_now - t_h|: the quick bound's constant part
+RING_COLS = 31
 
 # meta (int64): the call's inputs, outputs and the traversal's resumable state
 M_CALL = 0  # in: this call's index (0, 1, ..)
@@ -152,12 +170,13 @@ M_GROW = 7  # out with GROW: which buffers are too small (GROW_* bits)
 M_CYC = 8  # out: cycle-counter ticks spent in the call
 M_MERGED = 9  # out: pull-ups this call
 M_STATE = 10  # the traversal's state (ST_SP, ST_PAIRS, ST_TRACE): 3 slots
-META_LEN = 13
+M_CYC_SEED = 13  # out: ticks in pass 1 (certificates, pull-ups)
+M_CYC_TRAV = 14  # out: ticks in the seeded traversal
+M_JUMP = 15  # out: 1 when the frame was incoherent (a plain traversal from the root)
+M_FROM_ROOT = 16  # out: 1 when the frame started from the root pair (a full traversal's tests)
+META_LEN = 17
 
-GROW_PAIRS = 1
-GROW_TRACE = 2
-GROW_FRONT = 4
-GROW_STACK = 8
+GROW_FRONT = 4  # the front's slots
 
 # the float64 scratch ``wf``: R, t, the box tests' scratch
 WF_R = 0
@@ -216,7 +235,7 @@ def _ball(nf, b):
     return nf[b, C0], nf[b, C0 + 1], nf[b, C0 + 2], e
 
 
-@njit(cache=True)
+@pair_njit
 def _motion_terms(ring, hs, s, call):
     """Fills ring row ``hs``'s motion columns (R_now - R_h, t_now - t_h, its norm, the
     deformation since h) for this call ``call`` (ring row ``s``), once per call."""
@@ -230,15 +249,18 @@ def _motion_terms(ring, hs, s, call):
     ring[hs, RG_DRN] = _norm2_bound(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8])
     # deformation since h: cumulative sums are non-decreasing, the difference is >= 0 up to
     # rounding of a sum (relative 1e-16; the slack covers it)
-    ring[hs, RG_DEF] = (ring[s, RG_DA] - ring[hs, RG_DA]) + ring[hs, RG_NR] * (ring[s, RG_DB] - ring[hs, RG_DB])
+    ring[hs, RG_DEF] = ((ring[s, RG_DA] - ring[hs, RG_DA])
+                        + (ring[hs, RG_NR] + ring[hs, RG_DRN]) * (ring[s, RG_DB] - ring[hs, RG_DB]))
+    ring[hs, RG_Q] = ring[hs, RG_DEF] + np.sqrt(ring[hs, RG_DT] ** 2 + ring[hs, RG_DT + 1] ** 2
+                                                + ring[hs, RG_DT + 2] ** 2) * (1.0 + 1e-12)
     ring[hs, RG_STAMP] = call
 
 
 @njit(cache=True, inline='always')
-def _motion(ring, hs, nfB, b):
-    """Upper bound of how far any point of B's node b (and of A's nodes) can have moved
-    relative to the other body since ring row ``hs``'s call (module docstring)."""
-    cx, cy, cz, rho = _ball(nfB, b)
+def _motion(ring, hs, cx, cy, cz, rho):
+    """Upper bound of how far any point of B's node (whose box was in the ball (c, rho) at ring
+    row ``hs``'s call) and of A's nodes can have moved relative to the other body since that
+    call (module docstring)."""
     dx = ring[hs, RG_DR] * cx + ring[hs, RG_DR + 1] * cy + ring[hs, RG_DR + 2] * cz + ring[hs, RG_DT]
     dy = ring[hs, RG_DR + 3] * cx + ring[hs, RG_DR + 4] * cy + ring[hs, RG_DR + 5] * cz + ring[hs, RG_DT + 1]
     dz = ring[hs, RG_DR + 6] * cx + ring[hs, RG_DR + 7] * cy + ring[hs, RG_DR + 8] * cz + ring[hs, RG_DT + 2]
@@ -261,7 +283,7 @@ def _axis_gap(lx, ly, lz, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2):
     return (d - sa - sb) / n
 
 
-@njit(cache=True)
+@pair_njit
 def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     """A lower bound on the distance between the triangles below nodes a and b (module
     docstring, *Margin*), before the rounding slack; ``axis``: the traversal's separating
@@ -315,42 +337,53 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     return best
 
 
-@njit(cache=True, inline='always')
-def _eligible(fr, k):
-    return fr[SLOT_SEQ, k, ST_AGE] >= AGE_MIN and fr[SLOT_SEQ, k, ST_WAIT] == 0
-
-
-@njit(cache=True)
+@pair_njit
 def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
     """Pass 1 (module docstring): the input front (slot ``side``, ``n_in`` rows) classified
     into kept rows and seeds, with sibling pull-ups, into slot SLOT_SEQ (mg[SLOT_REM]: kept rows'
     remaining margins). ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``:
     the motion bound's factor, 1.0 (a negative value keeps no row: every front pair is tested;
     tests set 0.0 to show that an unsound bound is caught). Returns (rows, skipped, pull-ups)."""
+    fin = fr[side]
+    sq = fr[SLOT_SEQ]
+    m_in = mg[side]
+    msq = mg[SLOT_SEQ]
+    rem_sq = mg[SLOT_REM]
     k = 0
     skipped = 0
     merges = 0
+    certify = mscale >= 0.0
     for i in range(n_in):
         for col in range(SQ_SEED):
-            fr[SLOT_SEQ, k, col] = fr[side, i, col]
-        m = mg[side, i]
-        mg[SLOT_SEQ, k] = m
-        h = fr[side, i, ST_REF]
+            sq[k, col] = fin[i, col]
+        for col in range(MG_COLS):
+            msq[k, col] = m_in[i, col]
+        m = m_in[i, MG_M]
+        h = fin[i, ST_REF]
         seed = 1
-        if mscale >= 0.0 and h >= 0 and call - h < RING:
+        if certify and h >= 0 and call - h < RING:
             hs = h % RING
-            _motion_terms(ring, hs, s, call)
-            rem = m - mscale * _motion(ring, hs, nfB, fr[side, i, FR_B])
+            if ring[hs, RG_STAMP] != call:
+                _motion_terms(ring, hs, s, call)
+            # the quick bound first (no square root), the row's exact one when it does not hold
+            rem = m - mscale * (ring[hs, RG_Q] + ring[hs, RG_DRN] * m_in[i, MG_L])
+            if not rem > slack:
+                rem = m - mscale * _motion(ring, hs, m_in[i, MG_C], m_in[i, MG_C + 1], m_in[i, MG_C + 2],
+                                           m_in[i, MG_RHO])
             if rem > slack:
                 seed = 0
-                mg[SLOT_REM, k] = rem
-        fr[SLOT_SEQ, k, SQ_SEED] = seed
+                rem_sq[k, MG_M] = rem
+        sq[k, SQ_SEED] = seed
         k += 1
-        while k >= 2 and _eligible(fr, k - 1) and _eligible(fr, k - 2):
-            a1 = fr[SLOT_SEQ, k - 2, FR_A]
-            b1 = fr[SLOT_SEQ, k - 2, FR_B]
-            a2 = fr[SLOT_SEQ, k - 1, FR_A]
-            b2 = fr[SLOT_SEQ, k - 1, FR_B]
+        while k >= 2:
+            q = k - 2
+            if not (sq[q, ST_AGE] >= AGE_MIN and sq[q, ST_WAIT] == 0 and sq[k - 1, ST_AGE] >= AGE_MIN
+                    and sq[k - 1, ST_WAIT] == 0):
+                break
+            a1 = sq[q, FR_A]
+            b1 = sq[q, FR_B]
+            a2 = sq[k - 1, FR_A]
+            b2 = sq[k - 1, FR_B]
             if b1 == b2 and a1 != a2 and par[a1] >= 0 and par[a1] == par[a2]:
                 pa = par[a1]
                 pb = b1
@@ -360,27 +393,33 @@ def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
             else:
                 break
             k -= 1
-            q = k - 1
-            both_kept = fr[SLOT_SEQ, q, SQ_SEED] == 0 and fr[SLOT_SEQ, k, SQ_SEED] == 0
-            fr[SLOT_SEQ, q, FR_A] = pa
-            fr[SLOT_SEQ, q, FR_B] = pb
-            fr[SLOT_SEQ, q, ST_AGE] = min(fr[SLOT_SEQ, q, ST_AGE], fr[SLOT_SEQ, k, ST_AGE])
-            fr[SLOT_SEQ, q, ST_FAILS] = max(fr[SLOT_SEQ, q, ST_FAILS], fr[SLOT_SEQ, k, ST_FAILS])
-            fr[SLOT_SEQ, q, ST_PULLED] = 1
+            both_kept = sq[q, SQ_SEED] == 0 and sq[k, SQ_SEED] == 0
+            sq[q, FR_A] = pa
+            sq[q, FR_B] = pb
+            sq[q, ST_AGE] = min(sq[q, ST_AGE], sq[k, ST_AGE])
+            sq[q, ST_FAILS] = max(sq[q, ST_FAILS], sq[k, ST_FAILS])
+            sq[q, ST_PULLED] = 1
             merges += 1
             if both_kept:
                 # both children's triangles are further apart than their remaining margins
-                # now, so the parent's are at least the smaller: a certificate of this call
-                rem = min(mg[SLOT_REM, q], mg[SLOT_REM, k])
-                mg[SLOT_REM, q] = rem
-                mg[SLOT_SEQ, q] = rem
-                fr[SLOT_SEQ, q, ST_REF] = call
+                # now, so the parent's are at least the smaller: a certificate of this call,
+                # with the ball around B's node (the parent on B's side) now
+                rem = min(rem_sq[q, MG_M], rem_sq[k, MG_M])
+                rem_sq[q, MG_M] = rem
+                msq[q, MG_M] = rem
+                cx, cy, cz, rho = _ball(nfB, pb)
+                msq[q, MG_C] = cx
+                msq[q, MG_C + 1] = cy
+                msq[q, MG_C + 2] = cz
+                msq[q, MG_RHO] = rho
+                msq[q, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
+                sq[q, ST_REF] = call
             else:
-                fr[SLOT_SEQ, q, SQ_SEED] = 1
-                fr[SLOT_SEQ, q, ST_REF] = -1
-                mg[SLOT_SEQ, q] = NO_MARGIN
+                sq[q, SQ_SEED] = 1
+                sq[q, ST_REF] = -1
+                msq[q, MG_M] = NO_MARGIN
     for q in range(k):
-        if fr[SLOT_SEQ, q, SQ_SEED] == 0:
+        if sq[q, SQ_SEED] == 0:
             skipped += 1
     return k, skipped, merges
 
@@ -411,67 +450,12 @@ def _next_state(fr, src, out, w, seed_row, outcome, pulled, fails):
     fr[out, w, ST_PULLED] = 0
 
 
-@njit(cache=True, inline='always')
-def _frame(plan, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, pairs, trace, stack, box, da, db,
-           mscale, cscratch):
-    """The frame after the pose checks (module docstring); returns DONE_OK or GROW."""
-    call = meta[M_CALL]
-    side = meta[M_SIDE]
-    n_in = meta[M_NFRONT]
-    out = 1 - side
+@pair_njit
+def emit_front(plan, R, t, nfA, nfB, fr, mg, meta, trace, n_trace, nq, out, call, mscale, slack, cscratch):
+    """Step 3 (module docstring): the new front in slot ``out``: kept rows copied, each seed
+    replaced by its sub-traversal's stop rows (separated ones with a fresh margin). Writes
+    meta[M_NOUT]; returns DONE_OK or GROW (the front's slots are too small)."""
     cap = fr.shape[1]
-    nA = A.ni.shape[0]
-    # this call's ring row
-    s = call % RING
-    for k in range(9):
-        ring[s, RG_R + k] = R[k // 3, k % 3]
-    for k in range(3):
-        ring[s, RG_T + k] = t[k]
-    if call > 0:
-        p = (call - 1) % RING
-        ring[s, RG_DA] = ring[p, RG_DA] + da
-        ring[s, RG_DB] = ring[p, RG_DB] + db
-    else:
-        ring[s, RG_DA] = 0.0
-        ring[s, RG_DB] = 0.0
-    nr = _norm2_bound(R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
-    ring[s, RG_NR] = nr
-    ring[s, RG_STAMP] = -1.0
-    scale = (_root_scale(A.nf) + nr * _root_scale(B.nf)
-             + np.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]))
-    slack = CERT_REL * scale
-    # 1. certificates and pull-ups
-    nq, skipped, merges = seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, B.nf, slack)
-    meta[M_SKIPPED] = skipped
-    meta[M_MERGED] = merges
-    ns = nq - skipped
-    meta[M_SEEDS] = ns
-    if ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2 > stack.shape[0]:
-        meta[M_GROW] = GROW_STACK
-        return GROW
-    # 2. the seeded traversal (the first seed on top: popped first)
-    top = ns
-    for q in range(nq):
-        if fr[SLOT_SEQ, q, SQ_SEED]:
-            top -= 1
-            stack[top, 0] = fr[SLOT_SEQ, q, FR_A]
-            stack[top, 1] = fr[SLOT_SEQ, q, FR_B]
-    state = meta[M_STATE:M_STATE + 3]
-    state[ST_SP] = ns
-    state[ST_PAIRS] = 0
-    state[ST_TRACE] = 0
-    buf = Buffers(pairs, trace, stack, counts[:N_STATS], state, box)
-    if traverse(plan, R, t, A, B, K, buf) != 0:  # BUFFER_FULL: grow and repeat the call
-        leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-        g = 0
-        if state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
-            g |= GROW_PAIRS
-        if state[ST_TRACE] >= trace.shape[0]:
-            g |= GROW_TRACE
-        meta[M_GROW] = g
-        return GROW
-    n_trace = state[ST_TRACE]
-    # 3. the new front: kept rows copied, each seed replaced by its sub-traversal's stop rows
     spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
     w = 0
     r = 0
@@ -485,7 +469,8 @@ def _frame(plan, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, pairs, 
                 fr[out, w, col] = fr[SLOT_SEQ, q, col]
             fr[out, w, ST_AGE] = min(fr[out, w, ST_AGE] + 1, AGE_CAP)
             fr[out, w, ST_WAIT] = max(0, fr[out, w, ST_WAIT] - 1)
-            mg[out, w] = mg[SLOT_SEQ, q]
+            for col in range(MG_COLS):
+                mg[out, w, col] = mg[SLOT_SEQ, q, col]
             w += 1
             continue
         pulled = fr[SLOT_SEQ, q, ST_PULLED] != 0
@@ -514,23 +499,149 @@ def _frame(plan, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, pairs, 
             fr[out, w, FR_B] = b
             _next_state(fr, q, out, w, seed_row, outcome, pulled, fails)
             fr[out, w, ST_REF] = -1
-            mg[out, w] = NO_MARGIN
+            mg[out, w, MG_M] = NO_MARGIN
             if outcome == OUT_SEPARATED and mscale >= 0.0:
-                m = _margin(A.nf, a, B.nf, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
+                m = _margin(nfA, a, nfB, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
                 if m > slack:  # else no certificate: tested next frame
                     fr[out, w, ST_REF] = call
-                    mg[out, w] = m
+                    mg[out, w, MG_M] = m
+                    cx, cy, cz, rho = _ball(nfB, b)
+                    mg[out, w, MG_C] = cx
+                    mg[out, w, MG_C + 1] = cy
+                    mg[out, w, MG_C + 2] = cz
+                    mg[out, w, MG_RHO] = rho
+                    mg[out, w, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
             w += 1
     meta[M_NOUT] = w
-    n = state[ST_PAIRS]
-    if n > 1:
-        _sort_pairs(pairs, n)
-    meta[M_NPAIRS] = n
     return DONE_OK
 
 
 @njit(cache=True, inline='always')
-def _begin(pose_a, pose_b, meta, counts, wf):
+def _plain(plan, R, t, A, B, K, IA, IB, fr, mg, meta, counts, box, out):
+    """An incoherent frame: a traversal from the root without the trace; the new front is the
+    root pair (no certificate). Returns the sorted pairs."""
+    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
+    buf = _buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, counts, meta, box)
+    buf.stack[0, 0] = 0
+    buf.stack[0, 1] = 0
+    buf.state[ST_SP] = 1
+    buf = _run(plan, R, t, A, B, K, buf, leaf_cap, False)
+    for col in range(SQ_SEED):
+        fr[out, 0, col] = 0
+    fr[out, 0, ST_REF] = -1
+    mg[out, 0, MG_M] = NO_MARGIN
+    meta[M_NOUT] = 1
+    return _finish(buf, meta)
+
+
+@njit(cache=True, inline='always')
+def _buffers(pair_rows, trace_rows, stack_rows, counts, meta, box):
+    """The traversal's scratch, allocated per call (fresh memory is warm in the cache; a cache's
+    own buffers, touched once per frame among many pairs, are not)."""
+    state = meta[M_STATE:M_STATE + 3]
+    state[ST_SP] = 0
+    state[ST_PAIRS] = 0
+    state[ST_TRACE] = 0
+    return Buffers(np.empty((max(64, pair_rows), 2), dtype=np.int32),
+                   np.empty((max(1, trace_rows), TRACE_COLS), dtype=np.int32),
+                   np.empty((stack_rows, 2), dtype=np.int32), counts[:N_STATS], state, box)
+
+
+@njit(cache=True, inline='always')
+def _run(plan, R, t, A, B, K, buf, leaf_cap, trace_on):
+    """``traverse`` to the end, growing the pairs and trace buffers (``_core.drive``)."""
+    while traverse(plan, R, t, A, B, K, buf) != 0:  # BUFFER_FULL
+        pairs = buf.pairs
+        trace = buf.trace
+        if buf.state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
+            pairs = _grown(pairs, buf.state[ST_PAIRS])
+        if trace_on and buf.state[ST_TRACE] >= trace.shape[0]:
+            trace = _grown(trace, buf.state[ST_TRACE])
+        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state, buf.box)
+    return buf
+
+
+@njit(cache=True, inline='always')
+def _finish(buf, meta):
+    n = buf.state[ST_PAIRS]
+    if n > 1:
+        _sort_pairs(buf.pairs, n)
+    meta[M_NPAIRS] = n
+    return buf.pairs[:n]
+
+
+@njit(cache=True, inline='always')
+def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale):
+    """The frame after the pose checks (module docstring); returns (DONE_OK or GROW, the
+    sorted pairs)."""
+    call = meta[M_CALL]
+    side = meta[M_SIDE]
+    n_in = meta[M_NFRONT]
+    out = 1 - side
+    nA = A.ni.shape[0]
+    # this call's ring row
+    s = call % RING
+    for k in range(9):
+        ring[s, RG_R + k] = R[k // 3, k % 3]
+    for k in range(3):
+        ring[s, RG_T + k] = t[k]
+    if call > 0:
+        p = (call - 1) % RING
+        ring[s, RG_DA] = ring[p, RG_DA] + da
+        ring[s, RG_DB] = ring[p, RG_DB] + db
+    else:
+        ring[s, RG_DA] = 0.0
+        ring[s, RG_DB] = 0.0
+    nr = _norm2_bound(R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
+    ring[s, RG_NR] = nr
+    ring[s, RG_STAMP] = -1.0
+    scale = (_root_scale(A.nf) + nr * _root_scale(B.nf)
+             + np.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]))
+    slack = CERT_REL * scale
+    # 0. an incoherent frame (JUMP_REL): a plain traversal from the root
+    meta[M_JUMP] = 0
+    if call > 0 and mscale >= 0.0:
+        p = (call - 1) % RING
+        _motion_terms(ring, p, s, call)
+        ra = _ball(A.nf, 0)[3]
+        cx, cy, cz, rb = _ball(B.nf, 0)  # (B's root ball now: its deformation is in the terms)
+        if _motion(ring, p, cx, cy, cz, rb) > JUMP_REL * max(ra, rb):
+            meta[M_JUMP] = 1
+            meta[M_FROM_ROOT] = 1
+            return DONE_OK, _plain(plans[1], R, t, A, B, K, IA, IB, fr, mg, meta, counts, box, out)
+    plan = plans[0]
+    meta[M_FROM_ROOT] = n_in == 1 and fr[side, 0, FR_A] == 0 and fr[side, 0, FR_B] == 0
+    # 1. certificates and pull-ups
+    c1 = read_cycles()
+    nq, skipped, merges = seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, B.nf, slack)
+    meta[M_SKIPPED] = skipped
+    meta[M_MERGED] = merges
+    ns = nq - skipped
+    meta[M_SEEDS] = ns
+    # 2. the seeded traversal (the first seed on top: popped first)
+    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
+    buf = _buffers(leaf_cap, 4 * ns + 16, ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2, counts, meta, box)
+    stack = buf.stack
+    top = ns
+    for q in range(nq):
+        if fr[SLOT_SEQ, q, SQ_SEED]:
+            top -= 1
+            stack[top, 0] = fr[SLOT_SEQ, q, FR_A]
+            stack[top, 1] = fr[SLOT_SEQ, q, FR_B]
+    buf.state[ST_SP] = ns
+    c2 = read_cycles()
+    meta[M_CYC_SEED] = c2 - c1
+    if ns > 0:
+        buf = _run(plan, R, t, A, B, K, buf, leaf_cap, True)
+    meta[M_CYC_TRAV] = read_cycles() - c2
+    # 3. the new front
+    code = emit_front(plan, R, t, A.nf, B.nf, fr, mg, meta, buf.trace, buf.state[ST_TRACE], nq, out, call, mscale,
+                      slack, box[0])
+    return code, _finish(buf, meta)
+
+
+@njit(cache=True, inline='always')
+def _begin(pose_a, pose_b, meta, counts):
     for k in range(counts.shape[0]):
         counts[k] = 0
     meta[M_GROW] = 0
@@ -539,8 +650,11 @@ def _begin(pose_a, pose_b, meta, counts, wf):
     meta[M_SKIPPED] = 0
     meta[M_SEEDS] = 0
     meta[M_MERGED] = 0
+    meta[M_CYC_SEED] = 0
+    meta[M_CYC_TRAV] = 0
     st = pose_status(pose_a, pose_b)
     counts[N_STATS] = st
+    wf = np.empty(WF_LEN)
     R = c_view(wf, WF_R, (np.int64(3), np.int64(3)), np.float64)
     t = c_view(wf, WF_T, (np.int64(3),), np.float64)
     box = c_view(wf, WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
@@ -550,42 +664,40 @@ def _begin(pose_a, pose_b, meta, counts, wf):
 
 
 @njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, par, fr, mg, ring, meta, counts, pairs, trace, stack, wf,
-                da, db, mscale):
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, da, db, mscale):
     """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
-    query. State and buffers are the caller's (``cdcore.front.FrontCache``): ``fr``/``mg`` the
-    front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*), ``counts``
-    (N_STATS + 1,) like the core's entries (status last: 0 or a bad pose, then nothing else was
-    done), ``pairs`` (p, 2), ``trace`` (q, TRACE_COLS), ``stack`` (s, 2) int32, ``wf``
-    (WF_LEN,) float64; ``da``, ``db``: the largest vertex moves of A's and B's meshes since the
-    previous call (refits); ``mscale``: the motion bound's factor (``seed_pass``). Returns DONE_OK, GROW or
-    BAD_POSE."""
+    query. ``plans`` (2, PLAN_LEN): the query's plan with the trace on and all contacts, then
+    the same without the trace (``_core.make_plan``). The state is the caller's
+    (``cdcore.front.FrontCache``): ``par`` the parents of A's nodes then B's, ``fr``/``mg``
+    the front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*);
+    ``counts`` (N_STATS + 1,) like the core's entries (status last: 0 or a bad pose, then
+    nothing else was done); ``da``, ``db``: the largest vertex moves of A's and B's meshes since
+    the previous call (refits); ``mscale``: the motion bound's factor (``seed_pass``). Returns
+    (DONE_OK, GROW: the front's slots are too small, grow and repeat, or BAD_POSE; the sorted
+    pairs (k, 2) int32)."""
     c0 = read_cycles()
-    st, R, t, box = _begin(pose_a, pose_b, meta, counts, wf)
+    st, R, t, box = _begin(pose_a, pose_b, meta, counts)
     if st:
-        return BAD_POSE
+        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
     A, B = trees(FA, IA, FB, IB)
-    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
-    code = _frame(plan, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, pairs, trace, stack, box, da, db,
-                  mscale, box[0])
+    K = _unread_kdop(R, A, B, c_view(meta, 0, (np.int64(1), np.int64(META_LEN)), np.int64))
+    code, pairs = _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale)
     meta[M_CYC] = read_cycles() - c0
-    return code
+    return code, pairs
 
 
 @njit(cache=True, nogil=True)
-def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, par, fr, mg, ring, meta, counts, pairs, trace, stack, wf,
-                     da, db, mscale, KT):
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, da, db, mscale, KT):
     """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
     c0 = read_cycles()
-    st, R, t, box = _begin(pose_a, pose_b, meta, counts, wf)
+    st, R, t, box = _begin(pose_a, pose_b, meta, counts)
     if st:
-        return BAD_POSE
+        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
     A, B = trees(FA, IA, FB, IB)
-    K = _kdop_query(plan[P_METHOD], KT, R, t)
-    code = _frame(plan, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, pairs, trace, stack, box, da, db,
-                  mscale, box[0])
+    K = _kdop_query(plans[0, P_METHOD], KT, R, t)
+    code, pairs = _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale)
     meta[M_CYC] = read_cycles() - c0
-    return code
+    return code, pairs
 
 
 @njit(cache=True, nogil=True)

@@ -15,7 +15,23 @@ from ._cycles import seconds_per_cycle
 from ._front import FRONT_COLS, front_entry, front_kdop_entry, max_displacement, parents
 from ._kdop_traverse import kdop_query_arrays
 from .bvh import BVH
-from .collide import CollisionResult, _plan, collide, pose_arg, raise_pose_status
+from .collide import CollisionResult, _plan, _result, collide, pose_arg, raise_pose_status
+
+_PLANS: dict = {}  # (kind, test, program, method) -> the two plans (never written: shared by every cache)
+
+
+def _front_plans(kind, test, program, method) -> np.ndarray:
+    """(2, PLAN_LEN): all contacts with the trace on (the trace rows that stop the descent are the
+    next front), then without the trace (the plain traversal of an incoherent frame,
+    ``_front.JUMP_REL``). One array per configuration, shared, so that it stays in the cache
+    while many pairs are queried."""
+    key = (kind, test, program, method)
+    plans = _PLANS.get(key)
+    if plans is None:
+        plans = _PLANS[key] = np.stack([make_plan(kind, test, program, method, first=False, trace=trace)
+                                        for trace in (True, False)])
+    return plans
+
 
 class FrontCache:
     """All-contacts collision of one pair of hierarchies over the frames of a motion, each frame
@@ -56,7 +72,7 @@ class FrontCache:
         self._plan = _plan(bvh_a, bvh_b, test, realign)  # validates
         p = self._plan
         # all contacts, trace on: the trace rows that stop the descent are the next front
-        self._kplan = make_plan(p.kind, p.test, p.program, p.method, first=False, trace=True)
+        self._kplan = _front_plans(p.kind, p.test, p.program, p.method)
         self.bvh_a, self.bvh_b = bvh_a, bvh_b
         self.test, self.realign = test, realign
         self.enabled = bool(enabled)
@@ -67,11 +83,10 @@ class FrontCache:
         self._topology = None
         self._ring = np.zeros((K.RING, K.RING_COLS))
         self._meta = np.zeros(K.META_LEN, dtype=np.int64)
-        self._wf = np.zeros(K.WF_LEN)
         self._fr = np.zeros((3, 256, FRONT_COLS), dtype=np.int32)
-        self._mg = np.zeros((4, 256))
-        self._trace = np.empty((1024, L.TRACE_COLS), dtype=np.int32)
+        self._mg = np.zeros((4, 256, K.MG_COLS))
         self._call = 0
+        self._spc = seconds_per_cycle()
         self.skipped_total = 0
         self.last_skipped = 0
         self._side = 0
@@ -82,7 +97,7 @@ class FrontCache:
         """Forget the front: the next frame traverses from the root pair."""
         self._fr[self._side, 0] = 0  # the root pair (0, 0), state zero
         self._fr[self._side, 0, K.ST_REF] = -1  # no certificate
-        self._mg[self._side, 0] = K.NO_MARGIN
+        self._mg[self._side, 0, K.MG_M] = K.NO_MARGIN
         self._n = 1
         self._ref = None  # node tests of the last frame started from the root
         self._skip = 0  # frames still to start from the root
@@ -115,8 +130,6 @@ class FrontCache:
             self._topology = key
             self._par = np.concatenate([parents(a._ni), parents(b._ni)])
             self._meshes = (a.mesh, b.mesh)
-            self._pairs = np.empty((max(64, 4 * int(a._leaf_cap) * int(b._leaf_cap)), 2), dtype=np.int32)
-            self._stack = np.empty((256 + a._stack_h + b._stack_h + 2, 2), dtype=np.int32)
             self.reset()
 
     def _deformation(self):
@@ -127,20 +140,14 @@ class FrontCache:
         db = 0.0 if b is mb else float(max_displacement(mb.vertices, b.vertices))
         return da, db
 
-    def _grow(self, what: int) -> None:
-        if what & K.GROW_PAIRS:
-            self._pairs = np.empty((2 * self._pairs.shape[0], 2), dtype=np.int32)
-        if what & K.GROW_TRACE:
-            self._trace = np.empty((2 * self._trace.shape[0], L.TRACE_COLS), dtype=np.int32)
-        if what & K.GROW_STACK:
-            self._stack = np.empty((2 * self._stack.shape[0], 2), dtype=np.int32)
-        if what & K.GROW_FRONT:
-            cap = 2 * self._fr.shape[1]
-            fr = np.zeros((3, cap, FRONT_COLS), dtype=np.int32)
-            mg = np.zeros((4, cap))
-            fr[:, :self._fr.shape[1]] = self._fr
-            mg[:, :self._mg.shape[1]] = self._mg
-            self._fr, self._mg = fr, mg
+    def _grow(self) -> None:
+        """Twice the front's rows (``_front.GROW``)."""
+        cap = 2 * self._fr.shape[1]
+        fr = np.zeros((3, cap, FRONT_COLS), dtype=np.int32)
+        mg = np.zeros((4, cap, K.MG_COLS))
+        fr[:, :self._fr.shape[1]] = self._fr
+        mg[:, :self._mg.shape[1]] = self._mg
+        self._fr, self._mg = fr, mg
 
     def collide(self, pose_a, pose_b) -> CollisionResult:
         """All intersecting triangle pairs at this frame's poses (rigid (4, 4) float64, or None)."""
@@ -159,7 +166,6 @@ class FrontCache:
         if self._skip > 0:
             self._skip -= 1
             self.reset()
-        from_root = self._n == 1 and not self._fr[self._side, 0, :2].any()
         meta = self._meta
         meta[K.M_CALL] = self._call
         meta[K.M_SIDE] = self._side
@@ -168,16 +174,14 @@ class FrontCache:
         kd = kdop_query_arrays(a, b, self._plan.method) if self._plan.kdop else None
         while True:
             if kd is not None:
-                code = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
-                                        self._ring, meta, counts, self._pairs, self._trace, self._stack, self._wf,
-                                        da, db, self._mscale, kd)
+                code, pairs = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr,
+                                               self._mg, self._ring, meta, counts, da, db, self._mscale, kd)
             else:
-                code = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
-                                   self._ring, meta, counts, self._pairs, self._trace, self._stack, self._wf,
-                                   da, db, self._mscale)
+                code, pairs = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
+                                          self._ring, meta, counts, da, db, self._mscale)
             if code != K.GROW:
                 break
-            self._grow(int(meta[K.M_GROW]))
+            self._grow()
         if code == K.BAD_POSE:
             raise_pose_status(int(counts[STATUS]))  # nothing was changed
         self._meshes = (a.mesh, b.mesh)
@@ -187,15 +191,14 @@ class FrontCache:
         self.last_skipped = int(meta[K.M_SKIPPED])
         self.skipped_total += self.last_skipped
         tests = int(counts[L.CNT_BV_TESTS])
-        if from_root:
+        if meta[K.M_FROM_ROOT]:
             self._ref = tests
         elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
             self._skip = self._backoff
             self._backoff = min(64, 2 * self._backoff)
         else:
             self._backoff = max(1, self._backoff // 2)
-        pairs = self._pairs[:int(meta[K.M_NPAIRS])].copy()
-        return CollisionResult(len(pairs) > 0, pairs, counts, float(meta[K.M_CYC]) * seconds_per_cycle())
+        return _result(len(pairs) > 0, pairs, counts, float(meta[K.M_CYC]) * self._spc)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view
