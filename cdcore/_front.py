@@ -89,7 +89,7 @@ are too small it returns ``GROW`` and the caller grows them and repeats the call
 import numpy as np
 from numba import njit
 
-from ._core import Buffers, _grown, _kdop_query, _sort_pairs, _unread_kdop, pose_status, traverse, trees
+from ._core import Buffers, KdopQuery, _kdop_query, _sort_pairs, pose_status, traverse, trees
 from ._cycles import read_cycles
 from ._layout import (C0, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
                       P_TEST, R0, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
@@ -131,20 +131,19 @@ ST_REF = 6  # the call whose test (or kept pull-up) certified the margin; -1: no
 SQ_SEED = 7  # pass 1 only: 1 for a seed (tested this frame), 0 for a kept row
 FRONT_COLS = 8
 
-# the front's slots (fr: (3, cap, FRONT_COLS) int32, mg: (4, cap, MG_COLS) float64): input and
-# output alternate between 0 and 1 (meta[M_SIDE] is the input); 2 is pass 1's sequence; mg[3]
-# holds the sequence rows' remaining margins (kept rows) this call
+# the front's slots (fr: (2, cap, FRONT_COLS) int32, mg: (2, cap, MG_COLS) float64): input and
+# output alternate between 0 and 1 (meta[M_SIDE] is the input); pass 1's sequence is scratch of
+# the call (the same columns)
 MG_M = 0  # the margin
 MG_C = 1  # the ball around B's node box at the reference call: centre (3), radius (kept in the
 MG_RHO = 4  # row: pass 1 then reads the front sequentially, not B's nodes, ~2 cache misses a row)
 MG_L = 5  # |c| + rho: the quick bound |dR c + dt| + ||dR|| rho <= |dt| + ||dR|| (|c| + rho)
-MG_COLS = 6
-SLOT_SEQ = 2
-SLOT_REM = 3
+MG_REM = 6  # pass 1 only: a kept row's remaining margin this call
+MG_COLS = 7
 
 # the ring of the last RING calls (float64 rows): the transform, the cumulative deformation,
 # ||R||_2, and the motion since that call to the current one (computed when first needed)
-RING = 64
+RING = 16
 RG_R = 0  # R (3, 3) row-major
 RG_T = 9  # t (3,)
 RG_DA = 12  # A's deformation since the first call (sum of the per-call largest vertex moves)
@@ -170,11 +169,9 @@ M_GROW = 7  # out with GROW: which buffers are too small (GROW_* bits)
 M_CYC = 8  # out: cycle-counter ticks spent in the call
 M_MERGED = 9  # out: pull-ups this call
 M_STATE = 10  # the traversal's state (ST_SP, ST_PAIRS, ST_TRACE): 3 slots
-M_CYC_SEED = 13  # out: ticks in pass 1 (certificates, pull-ups)
-M_CYC_TRAV = 14  # out: ticks in the seeded traversal
-M_JUMP = 15  # out: 1 when the frame was incoherent (a plain traversal from the root)
-M_FROM_ROOT = 16  # out: 1 when the frame started from the root pair (a full traversal's tests)
-META_LEN = 17
+M_JUMP = 13  # out: 1 when the frame was incoherent (a plain traversal from the root)
+M_FROM_ROOT = 14  # out: 1 when the frame started from the root pair (a full traversal's tests)
+META_LEN = 15
 
 GROW_FRONT = 4  # the front's slots
 
@@ -186,8 +183,9 @@ WF_LEN = WF_BOX + 27
 
 # return codes
 DONE_OK = 0
-GROW = 1
+GROW = 1  # the front's slots are too small: the caller grows them and repeats the call
 BAD_POSE = 2
+MORE = 3  # (inside) the traversal's buffers are full: a larger scratch block, and again
 
 NO_PARENT = -1
 
@@ -338,17 +336,12 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
 
 
 @pair_njit
-def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
-    """Pass 1 (module docstring): the input front (slot ``side``, ``n_in`` rows) classified
-    into kept rows and seeds, with sibling pull-ups, into slot SLOT_SEQ (mg[SLOT_REM]: kept rows'
-    remaining margins). ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``:
+def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, nfB, slack):
+    """Pass 1 (module docstring): the input front (``fin``, ``m_in``: ``n_in`` rows) classified
+    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq`` (MG_REM:
+    kept rows' remaining margins). ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``:
     the motion bound's factor, 1.0 (a negative value keeps no row: every front pair is tested;
     tests set 0.0 to show that an unsound bound is caught). Returns (rows, skipped, pull-ups)."""
-    fin = fr[side]
-    sq = fr[SLOT_SEQ]
-    m_in = mg[side]
-    msq = mg[SLOT_SEQ]
-    rem_sq = mg[SLOT_REM]
     k = 0
     skipped = 0
     merges = 0
@@ -356,7 +349,7 @@ def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
     for i in range(n_in):
         for col in range(SQ_SEED):
             sq[k, col] = fin[i, col]
-        for col in range(MG_COLS):
+        for col in range(MG_REM):
             msq[k, col] = m_in[i, col]
         m = m_in[i, MG_M]
         h = fin[i, ST_REF]
@@ -372,7 +365,7 @@ def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
                                            m_in[i, MG_RHO])
             if rem > slack:
                 seed = 0
-                rem_sq[k, MG_M] = rem
+                msq[k, MG_REM] = rem
         sq[k, SQ_SEED] = seed
         k += 1
         while k >= 2:
@@ -404,8 +397,8 @@ def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
                 # both children's triangles are further apart than their remaining margins
                 # now, so the parent's are at least the smaller: a certificate of this call,
                 # with the ball around B's node (the parent on B's side) now
-                rem = min(rem_sq[q, MG_M], rem_sq[k, MG_M])
-                rem_sq[q, MG_M] = rem
+                rem = min(msq[q, MG_REM], msq[k, MG_REM])
+                msq[q, MG_REM] = rem
                 msq[q, MG_M] = rem
                 cx, cy, cz, rho = _ball(nfB, pb)
                 msq[q, MG_C] = cx
@@ -425,37 +418,38 @@ def seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, nfB, slack):
 
 
 @njit(cache=True, inline='always')
-def _next_state(fr, src, out, w, seed_row, outcome, pulled, fails):
+def _next_state(sq, src, fo, w, seed_row, outcome, pulled, fails):
     """State of a new front row ``w`` from its seed's (``src``: the seed's sequence row);
     ``seed_row`` when it is the seed's own row (the seed stopped there), else the traversal
     sprouted below the seed."""
     sep = outcome == OUT_SEPARATED
     if pulled:
         if seed_row:  # the pull-up held: a fresh entry
-            fr[out, w, ST_AGE] = 1
-            fr[out, w, ST_WAIT] = 0
-            fr[out, w, ST_FAILS] = 0
+            fo[w, ST_AGE] = 1
+            fo[w, ST_WAIT] = 0
+            fo[w, ST_FAILS] = 0
         else:  # it failed: the pairs below wait before the next try
-            fr[out, w, ST_AGE] = 1 if sep else 0
-            fr[out, w, ST_WAIT] = min(WAIT_MAX, 2 << min(fails, 10))
-            fr[out, w, ST_FAILS] = fails + 1
+            fo[w, ST_AGE] = 1 if sep else 0
+            fo[w, ST_WAIT] = min(WAIT_MAX, 2 << min(fails, 10))
+            fo[w, ST_FAILS] = fails + 1
     elif seed_row:
-        fr[out, w, ST_AGE] = fr[SLOT_SEQ, src, ST_AGE] + 1 if sep else 0
-        fr[out, w, ST_WAIT] = max(0, fr[SLOT_SEQ, src, ST_WAIT] - 1)
-        fr[out, w, ST_FAILS] = fails
+        fo[w, ST_AGE] = sq[src, ST_AGE] + 1 if sep else 0
+        fo[w, ST_WAIT] = max(0, sq[src, ST_WAIT] - 1)
+        fo[w, ST_FAILS] = fails
     else:  # sprouted below a kept pair
-        fr[out, w, ST_AGE] = 1 if sep else 0
-        fr[out, w, ST_WAIT] = 0
-        fr[out, w, ST_FAILS] = 0
-    fr[out, w, ST_PULLED] = 0
+        fo[w, ST_AGE] = 1 if sep else 0
+        fo[w, ST_WAIT] = 0
+        fo[w, ST_FAILS] = 0
+    fo[w, ST_PULLED] = 0
 
 
 @pair_njit
-def emit_front(plan, R, t, nfA, nfB, fr, mg, meta, trace, n_trace, nq, out, call, mscale, slack, cscratch):
-    """Step 3 (module docstring): the new front in slot ``out``: kept rows copied, each seed
+def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, call, mscale, slack, cscratch):
+    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq``,
+    ``msq``: kept rows copied, each seed
     replaced by its sub-traversal's stop rows (separated ones with a fresh margin). Writes
     meta[M_NOUT]; returns DONE_OK or GROW (the front's slots are too small)."""
-    cap = fr.shape[1]
+    cap = fo.shape[0]
     spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
     w = 0
     r = 0
@@ -464,22 +458,22 @@ def emit_front(plan, R, t, nfA, nfB, fr, mg, meta, trace, n_trace, nq, out, call
         if w >= cap:
             meta[M_GROW] = GROW_FRONT
             return GROW
-        if fr[SLOT_SEQ, q, SQ_SEED] == 0:
+        if sq[q, SQ_SEED] == 0:
             for col in range(SQ_SEED):
-                fr[out, w, col] = fr[SLOT_SEQ, q, col]
-            fr[out, w, ST_AGE] = min(fr[out, w, ST_AGE] + 1, AGE_CAP)
-            fr[out, w, ST_WAIT] = max(0, fr[out, w, ST_WAIT] - 1)
-            for col in range(MG_COLS):
-                mg[out, w, col] = mg[SLOT_SEQ, q, col]
+                fo[w, col] = sq[q, col]
+            fo[w, ST_AGE] = min(fo[w, ST_AGE] + 1, AGE_CAP)
+            fo[w, ST_WAIT] = max(0, fo[w, ST_WAIT] - 1)
+            for col in range(MG_REM):
+                mo[w, col] = msq[q, col]
             w += 1
             continue
-        pulled = fr[SLOT_SEQ, q, ST_PULLED] != 0
-        fails = fr[SLOT_SEQ, q, ST_FAILS]
+        pulled = sq[q, ST_PULLED] != 0
+        fails = sq[q, ST_FAILS]
         nxt = max(nxt, q + 1)
-        while nxt < nq and fr[SLOT_SEQ, nxt, SQ_SEED] == 0:
+        while nxt < nq and sq[nxt, SQ_SEED] == 0:
             nxt += 1
-        na = fr[SLOT_SEQ, nxt, FR_A] if nxt < nq else -1
-        nb = fr[SLOT_SEQ, nxt, FR_B] if nxt < nq else -1
+        na = sq[nxt, FR_A] if nxt < nq else -1
+        nb = sq[nxt, FR_B] if nxt < nq else -1
         first = True
         while r < n_trace:
             a = trace[r, TR_A]
@@ -495,70 +489,43 @@ def emit_front(plan, R, t, nfA, nfB, fr, mg, meta, trace, n_trace, nq, out, call
             if w >= cap:
                 meta[M_GROW] = GROW_FRONT
                 return GROW
-            fr[out, w, FR_A] = a
-            fr[out, w, FR_B] = b
-            _next_state(fr, q, out, w, seed_row, outcome, pulled, fails)
-            fr[out, w, ST_REF] = -1
-            mg[out, w, MG_M] = NO_MARGIN
+            fo[w, FR_A] = a
+            fo[w, FR_B] = b
+            _next_state(sq, q, fo, w, seed_row, outcome, pulled, fails)
+            fo[w, ST_REF] = -1
+            mo[w, MG_M] = NO_MARGIN
             if outcome == OUT_SEPARATED and mscale >= 0.0:
                 m = _margin(nfA, a, nfB, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
                 if m > slack:  # else no certificate: tested next frame
-                    fr[out, w, ST_REF] = call
-                    mg[out, w, MG_M] = m
+                    fo[w, ST_REF] = call
+                    mo[w, MG_M] = m
                     cx, cy, cz, rho = _ball(nfB, b)
-                    mg[out, w, MG_C] = cx
-                    mg[out, w, MG_C + 1] = cy
-                    mg[out, w, MG_C + 2] = cz
-                    mg[out, w, MG_RHO] = rho
-                    mg[out, w, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
+                    mo[w, MG_C] = cx
+                    mo[w, MG_C + 1] = cy
+                    mo[w, MG_C + 2] = cz
+                    mo[w, MG_RHO] = rho
+                    mo[w, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
             w += 1
     meta[M_NOUT] = w
     return DONE_OK
 
 
 @njit(cache=True, inline='always')
-def _plain(plan, R, t, A, B, K, IA, IB, fr, mg, meta, counts, box, out):
+def _plain(plan, R, t, A, B, K, fo, mo, meta, buf):
     """An incoherent frame: a traversal from the root without the trace; the new front is the
-    root pair (no certificate). Returns the sorted pairs."""
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    buf = _buffers(leaf_cap, 1, IA[H_HEIGHT] + IB[H_HEIGHT] + 2, counts, meta, box)
+    root pair (no certificate). Returns DONE_OK or MORE."""
     buf.stack[0, 0] = 0
     buf.stack[0, 1] = 0
     buf.state[ST_SP] = 1
-    buf = _run(plan, R, t, A, B, K, buf, leaf_cap, False)
+    if traverse(plan, R, t, A, B, K, buf) != 0:
+        meta[M_GROW] = 1
+        return MORE
     for col in range(SQ_SEED):
-        fr[out, 0, col] = 0
-    fr[out, 0, ST_REF] = -1
-    mg[out, 0, MG_M] = NO_MARGIN
+        fo[0, col] = 0
+    fo[0, ST_REF] = -1
+    mo[0, MG_M] = NO_MARGIN
     meta[M_NOUT] = 1
     return _finish(buf, meta)
-
-
-@njit(cache=True, inline='always')
-def _buffers(pair_rows, trace_rows, stack_rows, counts, meta, box):
-    """The traversal's scratch, allocated per call (fresh memory is warm in the cache; a cache's
-    own buffers, touched once per frame among many pairs, are not)."""
-    state = meta[M_STATE:M_STATE + 3]
-    state[ST_SP] = 0
-    state[ST_PAIRS] = 0
-    state[ST_TRACE] = 0
-    return Buffers(np.empty((max(64, pair_rows), 2), dtype=np.int32),
-                   np.empty((max(1, trace_rows), TRACE_COLS), dtype=np.int32),
-                   np.empty((stack_rows, 2), dtype=np.int32), counts[:N_STATS], state, box)
-
-
-@njit(cache=True, inline='always')
-def _run(plan, R, t, A, B, K, buf, leaf_cap, trace_on):
-    """``traverse`` to the end, growing the pairs and trace buffers (``_core.drive``)."""
-    while traverse(plan, R, t, A, B, K, buf) != 0:  # BUFFER_FULL
-        pairs = buf.pairs
-        trace = buf.trace
-        if buf.state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
-            pairs = _grown(pairs, buf.state[ST_PAIRS])
-        if trace_on and buf.state[ST_TRACE] >= trace.shape[0]:
-            trace = _grown(trace, buf.state[ST_TRACE])
-        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state, buf.box)
-    return buf
 
 
 @njit(cache=True, inline='always')
@@ -567,13 +534,13 @@ def _finish(buf, meta):
     if n > 1:
         _sort_pairs(buf.pairs, n)
     meta[M_NPAIRS] = n
-    return buf.pairs[:n]
+    return DONE_OK
 
 
 @njit(cache=True, inline='always')
-def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale):
-    """The frame after the pose checks (module docstring); returns (DONE_OK or GROW, the
-    sorted pairs)."""
+def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq):
+    """The frame after the pose checks (module docstring); returns DONE_OK, GROW (the front's
+    slots) or MORE (the traversal's buffers)."""
     call = meta[M_CALL]
     side = meta[M_SIDE]
     n_in = meta[M_NFRONT]
@@ -608,40 +575,81 @@ def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, d
         if _motion(ring, p, cx, cy, cz, rb) > JUMP_REL * max(ra, rb):
             meta[M_JUMP] = 1
             meta[M_FROM_ROOT] = 1
-            return DONE_OK, _plain(plans[1], R, t, A, B, K, IA, IB, fr, mg, meta, counts, box, out)
+            return _plain(plans[1], R, t, A, B, K, fr[out], mg[out], meta, buf)
     plan = plans[0]
     meta[M_FROM_ROOT] = n_in == 1 and fr[side, 0, FR_A] == 0 and fr[side, 0, FR_B] == 0
     # 1. certificates and pull-ups
-    c1 = read_cycles()
-    nq, skipped, merges = seed_pass(fr, mg, n_in, side, par, nA, mscale, ring, s, call, B.nf, slack)
+    nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, B.nf, slack)
     meta[M_SKIPPED] = skipped
     meta[M_MERGED] = merges
     ns = nq - skipped
     meta[M_SEEDS] = ns
     # 2. the seeded traversal (the first seed on top: popped first)
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    buf = _buffers(leaf_cap, 4 * ns + 16, ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2, counts, meta, box)
     stack = buf.stack
     top = ns
     for q in range(nq):
-        if fr[SLOT_SEQ, q, SQ_SEED]:
+        if sq[q, SQ_SEED]:
             top -= 1
-            stack[top, 0] = fr[SLOT_SEQ, q, FR_A]
-            stack[top, 1] = fr[SLOT_SEQ, q, FR_B]
+            stack[top, 0] = sq[q, FR_A]
+            stack[top, 1] = sq[q, FR_B]
     buf.state[ST_SP] = ns
-    c2 = read_cycles()
-    meta[M_CYC_SEED] = c2 - c1
-    if ns > 0:
-        buf = _run(plan, R, t, A, B, K, buf, leaf_cap, True)
-    meta[M_CYC_TRAV] = read_cycles() - c2
+    if ns > 0 and traverse(plan, R, t, A, B, K, buf) != 0:
+        meta[M_GROW] = 1
+        return MORE
     # 3. the new front
-    code = emit_front(plan, R, t, A.nf, B.nf, fr, mg, meta, buf.trace, buf.state[ST_TRACE], nq, out, call, mscale,
-                      slack, box[0])
-    return code, _finish(buf, meta)
+    code = emit_front(plan, R, t, A.nf, B.nf, sq, msq, fr[out], mg[out], meta, buf.trace, buf.state[ST_TRACE], nq,
+                      call, mscale, slack, buf.box[0])
+    if code != DONE_OK:
+        return code
+    return _finish(buf, meta)
+
+
+def _layout_sizes(n_in, trace_rows, pair_rows, h):
+    """Offsets (int64 slots) in a call's scratch block: R, t, box (WF_LEN), the sequence rows,
+    their margins, the stack (``h`` = the trees' heights + 2), the trace, the pairs; and the
+    block's length."""
+    o_seq = np.int64(WF_LEN)
+    o_mseq = o_seq + n_in * (FRONT_COLS // 2)
+    o_stack = o_mseq + n_in * MG_COLS
+    o_trace = o_stack + n_in + h
+    o_pairs = o_trace + (trace_rows * TRACE_COLS + 1) // 2
+    return o_seq, o_mseq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
+
+
+_block = njit(cache=True, inline='always')(_layout_sizes)
+
+
+@pair_njit
+def _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows, pair_rows, K):
+    """One frame on a scratch block ``blk`` (``_begin``) with R, t already in it; compiled
+    without reference counting (``_pairjit``: the ~40 views it makes cost no atomic operations;
+    it allocates nothing). ``K``: the k-DOP bundle, or arrays of its types never read.
+    Returns DONE_OK, GROW or MORE (the traversal's buffers are full: a larger block, and again)."""
+    n_in = meta[M_NFRONT]
+    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(n_in, trace_rows, pair_rows, h)
+    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
+    box = c_view(blk, WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
+    sq = c_view(blk, o_seq, (n_in, np.int64(FRONT_COLS)), np.int32)
+    msq = c_view(blk, o_mseq, (n_in, np.int64(MG_COLS)), np.float64)
+    state = meta[M_STATE:M_STATE + 3]
+    state[ST_SP] = 0
+    state[ST_PAIRS] = 0
+    state[ST_TRACE] = 0
+    for k in range(N_STATS):
+        counts[k] = 0
+    buf = Buffers(c_view(blk, o_pairs, (pair_rows, np.int64(2)), np.int32),
+                  c_view(blk, o_trace, (trace_rows, np.int64(TRACE_COLS)), np.int32),
+                  c_view(blk, o_stack, (n_in + h, np.int64(2)), np.int32), counts[:N_STATS], state, box)
+    A, B = trees(FA, IA, FB, IB)
+    return _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq)
 
 
 @njit(cache=True, inline='always')
-def _begin(pose_a, pose_b, meta, counts):
+def _start(pose_a, pose_b, meta, counts, IA, IB):
+    """Counters zeroed, the poses checked; returns (status, the first scratch block's sizes:
+    stack rows beyond the seeds, trace rows, pair rows)."""
     for k in range(counts.shape[0]):
         counts[k] = 0
     meta[M_GROW] = 0
@@ -650,17 +658,25 @@ def _begin(pose_a, pose_b, meta, counts):
     meta[M_SKIPPED] = 0
     meta[M_SEEDS] = 0
     meta[M_MERGED] = 0
-    meta[M_CYC_SEED] = 0
-    meta[M_CYC_TRAV] = 0
     st = pose_status(pose_a, pose_b)
     counts[N_STATS] = st
-    wf = np.empty(WF_LEN)
-    R = c_view(wf, WF_R, (np.int64(3), np.int64(3)), np.float64)
-    t = c_view(wf, WF_T, (np.int64(3),), np.float64)
-    box = c_view(wf, WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
-    if st == 0:
-        _relative_transform(pose_a, pose_b, R, t)
-    return st, R, t, box
+    n_in = meta[M_NFRONT]
+    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    trace_rows = min(4 * n_in + 16, np.int64(4096))
+    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]))
+    return st, h, trace_rows, pair_rows
+
+
+@njit(cache=True, inline='always')
+def _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows):
+    """The call's scratch block (one allocation: fresh memory is warm in the cache, where a
+    cache's own buffers, touched once a frame among many pairs, are not) with R, t in it."""
+    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(meta[M_NFRONT], trace_rows, pair_rows, h)
+    blk = np.empty(n, dtype=np.int64)
+    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
+    _relative_transform(pose_a, pose_b, R, t)
+    return blk, R, t, o_pairs
 
 
 @njit(cache=True, nogil=True)
@@ -674,30 +690,45 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, 
     nothing else was done); ``da``, ``db``: the largest vertex moves of A's and B's meshes since
     the previous call (refits); ``mscale``: the motion bound's factor (``seed_pass``). Returns
     (DONE_OK, GROW: the front's slots are too small, grow and repeat, or BAD_POSE; the sorted
-    pairs (k, 2) int32)."""
+    pairs (k, 2) int32). The frame itself runs in ``_core_frame``, on a scratch block, again
+    on a larger one while the traversal's buffers overflow."""
     c0 = read_cycles()
-    st, R, t, box = _begin(pose_a, pose_b, meta, counts)
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB)
     if st:
         return BAD_POSE, np.empty((0, 2), dtype=np.int32)
-    A, B = trees(FA, IA, FB, IB)
-    K = _unread_kdop(R, A, B, c_view(meta, 0, (np.int64(1), np.int64(META_LEN)), np.int64))
-    code, pairs = _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale)
+    # arrays of the k-DOP bundle's types, never read (``_core._unread_kdop``)
+    f2 = mg[0]
+    K = KdopQuery(f2, f2, f2, f2, fr[0], f2, c_view(meta, 0, (np.int64(1), np.int64(META_LEN)), np.int64))
+    while True:
+        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
+        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
+                           pair_rows, K)
+        if code != MORE:
+            break
+        trace_rows *= 2  # (either may be full: grow both)
+        pair_rows *= 2
     meta[M_CYC] = read_cycles() - c0
-    return code, pairs
+    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
 
 @njit(cache=True, nogil=True)
 def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, da, db, mscale, KT):
     """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
     c0 = read_cycles()
-    st, R, t, box = _begin(pose_a, pose_b, meta, counts)
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB)
     if st:
         return BAD_POSE, np.empty((0, 2), dtype=np.int32)
-    A, B = trees(FA, IA, FB, IB)
-    K = _kdop_query(plans[0, P_METHOD], KT, R, t)
-    code, pairs = _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, counts, box, da, db, mscale)
+    while True:
+        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
+        K = _kdop_query(plans[0, P_METHOD], KT, R, t)
+        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
+                           pair_rows, K)
+        if code != MORE:
+            break
+        trace_rows *= 2
+        pair_rows *= 2
     meta[M_CYC] = read_cycles() - c0
-    return code, pairs
+    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
 
 @njit(cache=True, nogil=True)

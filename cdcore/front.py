@@ -83,8 +83,8 @@ class FrontCache:
         self._topology = None
         self._ring = np.zeros((K.RING, K.RING_COLS))
         self._meta = np.zeros(K.META_LEN, dtype=np.int64)
-        self._fr = np.zeros((3, 256, FRONT_COLS), dtype=np.int32)
-        self._mg = np.zeros((4, 256, K.MG_COLS))
+        self._fr = np.zeros((2, 16, FRONT_COLS), dtype=np.int32)
+        self._mg = np.zeros((2, 16, K.MG_COLS))
         self._call = 0
         self._spc = seconds_per_cycle()
         self.skipped_total = 0
@@ -143,8 +143,8 @@ class FrontCache:
     def _grow(self) -> None:
         """Twice the front's rows (``_front.GROW``)."""
         cap = 2 * self._fr.shape[1]
-        fr = np.zeros((3, cap, FRONT_COLS), dtype=np.int32)
-        mg = np.zeros((4, cap, K.MG_COLS))
+        fr = np.zeros((2, cap, FRONT_COLS), dtype=np.int32)
+        mg = np.zeros((2, cap, K.MG_COLS))
         fr[:, :self._fr.shape[1]] = self._fr
         mg[:, :self._mg.shape[1]] = self._mg
         self._fr, self._mg = fr, mg
