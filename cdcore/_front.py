@@ -171,7 +171,9 @@ M_MERGED = 9  # out: pull-ups this call
 M_STATE = 10  # the traversal's state (ST_SP, ST_PAIRS, ST_TRACE): 3 slots
 M_JUMP = 13  # out: 1 when the frame was incoherent (a plain traversal from the root)
 M_FROM_ROOT = 14  # out: 1 when the frame started from the root pair (a full traversal's tests)
-META_LEN = 15
+M_PAIRS_HINT = 15  # in/out: the largest pair and trace counts of recent frames (the scratch block
+M_TRACE_HINT = 16  # is sized by them: an overflow repeats the frame on a larger one)
+META_LEN = 17
 
 GROW_FRONT = 4  # the front's slots
 
@@ -662,8 +664,11 @@ def _start(pose_a, pose_b, meta, counts, IA, IB):
     counts[N_STATS] = st
     n_in = meta[M_NFRONT]
     h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
-    trace_rows = min(4 * n_in + 16, np.int64(4096))
-    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]))
+    # the last frames' counts with room to spare (halved every frame, so a burst is forgotten)
+    trace_rows = max(4 * n_in + 16, 2 * meta[M_TRACE_HINT])
+    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]) + 2 * meta[M_PAIRS_HINT])
+    meta[M_TRACE_HINT] //= 2
+    meta[M_PAIRS_HINT] //= 2
     return st, h, trace_rows, pair_rows
 
 
@@ -705,8 +710,10 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, 
                            pair_rows, K)
         if code != MORE:
             break
-        trace_rows *= 2  # (either may be full: grow both)
-        pair_rows *= 2
+        trace_rows *= 4  # (either may be full: grow both)
+        pair_rows *= 4
+    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
+    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
     meta[M_CYC] = read_cycles() - c0
     return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
@@ -725,8 +732,10 @@ def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, m
                            pair_rows, K)
         if code != MORE:
             break
-        trace_rows *= 2
-        pair_rows *= 2
+        trace_rows *= 4  # (either may be full: grow both)
+        pair_rows *= 4
+    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
+    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
     meta[M_CYC] = read_cycles() - c0
     return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
