@@ -67,12 +67,12 @@ One frame (``front_entry``)
    traversal order so that BVTT siblings are neighbours: no sorting, no hashing): each row is
    *kept* (certified) or a *seed*. Two sibling rows, (l, b) and (r, b) with l, r the children
    of p in A (or (a, l), (a, r) in B), both separated for ``AGE_MIN`` frames and not waiting,
-   are replaced by their parent pair (Ehmann & Lin's pull-up), and so on upwards: two kept
-   rows become a kept parent whose margin is the smaller of their two remaining margins,
-   rebased to this call (a statement about the distance now, so the motion is measured from
-   now, with the parent's larger node); otherwise the parent is a seed, tested this frame
-   (the test gives it its own margin). A pulled-up pair that is later tested and found
-   overlapping makes the pairs sprouted below it wait ``2, 4, .. WAIT_MAX`` frames before the
+   at least one of them a seed, are replaced by their parent pair (Ehmann & Lin's pull-up), a
+   seed tested this frame (the test gives it its own margin), and so on upwards. Two kept
+   siblings stay: merging them into a kept parent (the smaller remaining margin, rebased to
+   this call, with the parent's larger ball) is sound, but on the lab's scenes the parent
+   expired sooner and then failed near contacts (more node tests, no less time). A pulled-up
+   pair found overlapping makes the pairs sprouted below it wait ``2, 4, .. WAIT_MAX`` frames before the
    next pull-up (exponential back-off: a pair whose parent overlaps in a steady contact pays
    for a failed attempt O(log frames) times, not every frame).
 2. **Sprouting**: the seeds are pushed on the traversal stack and ``_core.traverse`` (resumable
@@ -138,8 +138,7 @@ MG_M = 0  # the margin
 MG_C = 1  # the ball around B's node box at the reference call: centre (3), radius (kept in the
 MG_RHO = 4  # row: pass 1 then reads the front sequentially, not B's nodes, ~2 cache misses a row)
 MG_L = 5  # |c| + rho: the quick bound |dR c + dt| + ||dR|| rho <= |dt| + ||dR|| (|c| + rho)
-MG_REM = 6  # pass 1 only: a kept row's remaining margin this call
-MG_COLS = 7
+MG_COLS = 6
 
 # the ring of the last RING calls (float64 rows): the transform, the cumulative deformation,
 # ||R||_2, and the motion since that call to the current one (computed when first needed)
@@ -338,11 +337,11 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
 
 
 @pair_njit
-def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, nfB, slack):
+def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack):
     """Pass 1 (module docstring): the input front (``fin``, ``m_in``: ``n_in`` rows) classified
-    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq`` (MG_REM:
-    kept rows' remaining margins). ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``:
-    the motion bound's factor, 1.0 (a negative value keeps no row: every front pair is tested;
+    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq``.
+    ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``: the motion bound's
+    factor, 1.0 (a negative value keeps no row: every front pair is tested;
     tests set 0.0 to show that an unsound bound is caught). Returns (rows, skipped, pull-ups)."""
     k = 0
     skipped = 0
@@ -351,7 +350,7 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, nfB, sla
     for i in range(n_in):
         for col in range(SQ_SEED):
             sq[k, col] = fin[i, col]
-        for col in range(MG_REM):
+        for col in range(MG_COLS):
             msq[k, col] = m_in[i, col]
         m = m_in[i, MG_M]
         h = fin[i, ST_REF]
@@ -367,7 +366,6 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, nfB, sla
                                            m_in[i, MG_RHO])
             if rem > slack:
                 seed = 0
-                msq[k, MG_REM] = rem
         sq[k, SQ_SEED] = seed
         k += 1
         while k >= 2:
@@ -387,32 +385,21 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, nfB, sla
                 pb = par[nA + b1]
             else:
                 break
+            if sq[q, SQ_SEED] == 0 and sq[k - 1, SQ_SEED] == 0:
+                # two kept siblings stay apart: a kept parent (margin: the smaller remaining one,
+                # larger node) expired sooner and then failed its test near contacts (measured
+                # on the four lab scenes: more node tests, no less time)
+                break
             k -= 1
-            both_kept = sq[q, SQ_SEED] == 0 and sq[k, SQ_SEED] == 0
             sq[q, FR_A] = pa
             sq[q, FR_B] = pb
             sq[q, ST_AGE] = min(sq[q, ST_AGE], sq[k, ST_AGE])
             sq[q, ST_FAILS] = max(sq[q, ST_FAILS], sq[k, ST_FAILS])
             sq[q, ST_PULLED] = 1
             merges += 1
-            if both_kept:
-                # both children's triangles are further apart than their remaining margins
-                # now, so the parent's are at least the smaller: a certificate of this call,
-                # with the ball around B's node (the parent on B's side) now
-                rem = min(msq[q, MG_REM], msq[k, MG_REM])
-                msq[q, MG_REM] = rem
-                msq[q, MG_M] = rem
-                cx, cy, cz, rho = _ball(nfB, pb)
-                msq[q, MG_C] = cx
-                msq[q, MG_C + 1] = cy
-                msq[q, MG_C + 2] = cz
-                msq[q, MG_RHO] = rho
-                msq[q, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
-                sq[q, ST_REF] = call
-            else:
-                sq[q, SQ_SEED] = 1
-                sq[q, ST_REF] = -1
-                msq[q, MG_M] = NO_MARGIN
+            sq[q, SQ_SEED] = 1  # a seed: tested this frame, its own margin if it holds
+            sq[q, ST_REF] = -1
+            msq[q, MG_M] = NO_MARGIN
     for q in range(k):
         if sq[q, SQ_SEED] == 0:
             skipped += 1
@@ -465,7 +452,7 @@ def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, 
                 fo[w, col] = sq[q, col]
             fo[w, ST_AGE] = min(fo[w, ST_AGE] + 1, AGE_CAP)
             fo[w, ST_WAIT] = max(0, fo[w, ST_WAIT] - 1)
-            for col in range(MG_REM):
+            for col in range(MG_COLS):
                 mo[w, col] = msq[q, col]
             w += 1
             continue
@@ -581,7 +568,7 @@ def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale
     plan = plans[0]
     meta[M_FROM_ROOT] = n_in == 1 and fr[side, 0, FR_A] == 0 and fr[side, 0, FR_B] == 0
     # 1. certificates and pull-ups
-    nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, B.nf, slack)
+    nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, slack)
     meta[M_SKIPPED] = skipped
     meta[M_MERGED] = merges
     ns = nq - skipped

@@ -17,6 +17,7 @@ from ._kdop_traverse import kdop_query_arrays
 from .bvh import BVH
 from .collide import CollisionResult, _plan, _result, collide, pose_arg, raise_pose_status
 
+PROBE_EVERY = 64  # frames between two traversals from the root (``FrontCache._collide``)
 _PLANS: dict = {}  # (kind, test, program, method) -> the two plans (never written: shared by every cache)
 
 
@@ -102,6 +103,7 @@ class FrontCache:
         self._ref = None  # node tests of the last frame started from the root
         self._skip = 0  # frames still to start from the root
         self._backoff = 1
+        self._since_root = 0  # frames since the last one from the root
 
     @property
     def _front(self) -> np.ndarray:
@@ -193,11 +195,18 @@ class FrontCache:
         tests = int(counts[L.CNT_BV_TESTS])
         if meta[K.M_FROM_ROOT]:
             self._ref = tests
+            self._since_root = 0
         elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
             self._skip = self._backoff
             self._backoff = min(64, 2 * self._backoff)
         else:
             self._backoff = max(1, self._backoff // 2)
+            self._since_root += 1
+            # Kept pairs cost no test but still a pass each frame: a front much larger than a full
+            # traversal (the bodies have moved apart, or stopped apart) is dropped. Every
+            # PROBE_EVERY frames one frame starts from the root to measure that size again.
+            if self._since_root >= PROBE_EVERY or self._n > 2 * self._ref + 16:
+                self._skip = 1
         return _result(len(pairs) > 0, pairs, counts, float(meta[K.M_CYC]) * self._spc)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:

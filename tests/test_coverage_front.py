@@ -82,7 +82,7 @@ def _seeds_ref(front, parA, parB):
     return np.array([r for r, _ in out], dtype=np.int32).reshape(-1, 5), np.array([m for _, m in out])
 
 
-def make_seeds(front, parA, parB, nfB):
+def make_seeds(front, parA, parB):
     """``seed_pass`` with no certificates (every row a seed): (seeds (k, 5), pulled (k,) bool)."""
     n = len(front)
     fin = np.zeros((n, FRONT_COLS), dtype=np.int32)
@@ -93,7 +93,7 @@ def make_seeds(front, parA, parB, nfB):
     msq = np.zeros((n, MG_COLS))
     par = np.concatenate([parA, parB])
     k, skipped, merges = seed_pass(fin, m_in, n, sq, msq, par, len(parA), -1.0, np.zeros((RING, RING_COLS)), 1, 1,
-                                   nfB, 1e-9)
+                                   1e-9)
     assert skipped == 0
     return sq[:k, :5], sq[:k, ST_PULLED].astype(bool)
 
@@ -130,7 +130,7 @@ def test_parents_and_seeds_equal_a_python_reference(tori):
     merged_any = 0
     for trial in range(60):
         front = _full_front(niA, niB, rng, 1 + trial % 6, 1 + (trial // 6) % 6)
-        seeds, merged = make_seeds(front, parA, parB, bb.nodes_f.copy())
+        seeds, merged = make_seeds(front, parA, parB)
         ref_seeds, ref_merged = _seeds_ref(front, parA, parB)
         assert np.array_equal(seeds, ref_seeds), trial
         assert np.array_equal(merged, ref_merged), trial
