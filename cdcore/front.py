@@ -205,7 +205,7 @@ class FrontCache:
             # Kept pairs cost no test but still a pass each frame: a front much larger than a full
             # traversal (the bodies have moved apart, or stopped apart) is dropped. Every
             # PROBE_EVERY frames one frame starts from the root to measure that size again.
-            if self._since_root >= PROBE_EVERY or self._n > 2 * self._ref + 16:
+            if self._since_root >= PROBE_EVERY or (self._ref is not None and self._n > 2 * self._ref + 16):
                 self._skip = 1
         return _result(len(pairs) > 0, pairs, counts, float(meta[K.M_CYC]) * self._spc)
 
