@@ -636,11 +636,14 @@ def _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, 
 
 
 @njit(cache=True, inline='always')
-def _start(pose_a, pose_b, meta, counts, IA, IB):
-    """Counters zeroed, the poses checked; returns (status, the first scratch block's sizes:
-    stack rows beyond the seeds, trace rows, pair rows)."""
+def _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front):
+    """Counters zeroed, the call's inputs in ``meta``, the poses checked; returns (status, the
+    first scratch block's sizes: stack rows beyond the seeds, trace rows, pair rows)."""
     for k in range(counts.shape[0]):
         counts[k] = 0
+    meta[M_CALL] = call
+    meta[M_SIDE] = side
+    meta[M_NFRONT] = n_front
     meta[M_GROW] = 0
     meta[M_NOUT] = 0
     meta[M_NPAIRS] = 0
@@ -672,20 +675,22 @@ def _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows):
 
 
 @njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, da, db, mscale):
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front, da, db,
+                mscale):
     """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
     query. ``plans`` (2, PLAN_LEN): the query's plan with the trace on and all contacts, then
     the same without the trace (``_core.make_plan``). The state is the caller's
     (``cdcore.front.FrontCache``): ``par`` the parents of A's nodes then B's, ``fr``/``mg``
-    the front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*);
-    ``counts`` (N_STATS + 1,) like the core's entries (status last: 0 or a bad pose, then
-    nothing else was done); ``da``, ``db``: the largest vertex moves of A's and B's meshes since
-    the previous call (refits); ``mscale``: the motion bound's factor (``seed_pass``). Returns
-    (DONE_OK, GROW: the front's slots are too small, grow and repeat, or BAD_POSE; the sorted
-    pairs (k, 2) int32). The frame itself runs in ``_core_frame``, on a scratch block, again
-    on a larger one while the traversal's buffers overflow."""
+    the front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*; ``call``,
+    ``side``, ``n_front`` are written to M_CALL, M_SIDE, M_NFRONT); ``counts`` (N_STATS + 1,)
+    like the core's entries (status last: 0 or a bad pose, then nothing else was done); ``da``,
+    ``db``: the largest vertex moves of A's and B's meshes since the previous call (refits);
+    ``mscale``: the motion bound's factor (``seed_pass``). Returns (DONE_OK, GROW: the front's
+    slots are too small, grow and repeat, or BAD_POSE; the sorted pairs (k, 2) int32). The
+    frame itself runs in ``_core_frame``, on a scratch block, again on a larger one while the
+    traversal's buffers overflow."""
     c0 = read_cycles()
-    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB)
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
     if st:
         return BAD_POSE, np.empty((0, 2), dtype=np.int32)
     # arrays of the k-DOP bundle's types, never read (``_core._unread_kdop``)
@@ -706,10 +711,11 @@ def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, 
 
 
 @njit(cache=True, nogil=True)
-def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, da, db, mscale, KT):
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front,
+                     da, db, mscale, KT):
     """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
     c0 = read_cycles()
-    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB)
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
     if st:
         return BAD_POSE, np.empty((0, 2), dtype=np.int32)
     while True:
