@@ -6,44 +6,119 @@ as the cache their k-DOP pipeline takes): the *front* is the set of node pairs o
 volume test tree (BVTT) where the last traversal stopped: pairs whose volumes were separated, and
 leaf pairs. The leaf x leaf products under the front pairs partition all of A's leaves x B's
 leaves, so a traversal seeded with the front instead of the root pair finds exactly the same
-intersecting triangles as one from the root (a pair whose volumes are separated has no
+intersecting triangles as one from the root (a pair whose triangles are apart has no
 intersecting triangles below it; every other pair is descended to its leaves).
 
-One frame (``front_entry``):
+Temporal coherence certificates
+-------------------------------
+A front that re-tests every front pair each frame costs at least F node tests where a full
+traversal costs about 2F (F stopping pairs plus the overlapping pairs above them), so it can
+never reach half a full traversal's tests. Here a separated front pair also keeps a *margin*:
+a lower bound on the distance between the triangles below its two nodes, certified by the
+frame (call) that tested it, and the call's index (its reference). While the motion since the
+reference provably cannot have closed that distance the pair is not tested (it is *skipped*:
+counted in ``M_SKIPPED``, never in the node tests). This is the separation-distance certificate
+of kinetic / conservative-advancement collision detection (Mirtich's "time of impact" bounds,
+and the motion bounds of FCL's conservative advancement, Tang, Kim & Manocha 2009, "C2A"): a
+lower bound on the distance minus an upper bound on how far any point can have moved.
 
-1. **Pruning** (pulling the front up): two front pairs that are siblings in the BVTT, (l, b) and
-   (r, b) with l, r the children of p in A (or (a, l), (a, r) in B), both separated for at least
-   ``AGE_MIN`` frames and not waiting, are replaced by the parent pair (p, b) as one seed, and so
-   on upwards (a shift-reduce pass over the front, which is kept in traversal order so that
-   siblings are neighbours: no sorting, no hashing). If the pulled-up pair is separated, one
-   test replaces many; if not, the traversal descends from it and the pairs below it wait
-   ``2, 4, .. WAIT_MAX`` frames before the next attempt (exponential back-off: a pair whose
-   parent overlaps in a steady contact pays for a failed attempt O(log frames) times, not every
-   frame). Ehmann & Lin pull up where the parent pair is separated; here the parent is tested as
-   the seed itself, so an attempt costs nothing when it holds.
+* **Margin** (``_margin``): at the test, with B's box in A's frame (``R cB + t``, axes
+  ``R UB``), the gap along a direction L between the two boxes' projections, divided by |L|,
+  maximised over A's three face normals, B's three face normals (``R UB_j``) and, when the
+  traversal's separating axis was an edge x edge axis (ids 6..14), that axis; with sphere
+  tests also the sphere gap |R sB + t - sA| - rA - rB. The box support of B along L is
+  ``sum_j eB_j |L . R UB_j|``, exact for the parallelepiped ``R box + t`` whatever R is (poses
+  are orthonormal only to ``transforms._ORTHO_TOL``); A's node axes are orthonormal by
+  construction (what the core's SAT also assumes). Every triangle lies in its node's box
+  (the build's pad), so the triangles are at least that far apart. From the stored margin the
+  call's rounding slack ``CERT_REL * S`` is subtracted (S: the coordinate scale, below).
+* **Motion bound** (``_motion``): a point p of B's node (its model coordinates now, p_h at
+  the reference call h) is at ``R p + t`` now and was at ``R_h p_h + t_h``; the difference is
+  ``R_h (p - p_h) + (R - R_h) p + (t - t_h)``, of length at most
+  ``||R_h||_2 * D_B + |(R - R_h) p_h + t - t_h| + ||R - R_h||_2 * D_B`` (p = p_h + (p - p_h)),
+  at most ``(||R_h||_2 + ||R - R_h||_2) D_B + |(R - R_h) cB + t - t_h| + ||R - R_h||_2 rho_B``
+  with (cB, rho_B) a ball around B's node box at call h (box centre, half-diagonal; kept in
+  the front row, so that checking a row reads no node data), and D_B the largest vertex
+  displacement of B's mesh since call h (refits: the sum of the per-call maxima, measured by
+  ``cdcore.front.FrontCache`` from the meshes; every point of a triangle moves by a convex
+  combination of its vertices' moves, so by at most the largest). A's points (A's own frame)
+  move by at most D_A. Spectral norms are bounded above by ``_norm2_bound`` (the smaller of
+  the Frobenius norm and the square root of the Gershgorin bound of M^T M). This is the
+  "|dt| + ||dR|| r" bound with r per node about the node's own centre, so a small node far
+  from B's origin pays for B's rotation only through its centre's actual displacement.
+* **Keep** a pair iff margin - bound > ``CERT_REL * S_now``: the triangles below are then
+  further apart than the exact triangle test (``_tritri``, rounding of the moved vertices and
+  of its projections: a few ulps of the coordinates) could ever mistake for touching, so a
+  full traversal reports no triangle pair below it. Otherwise the pair is a *seed*: tested as
+  before. A pair whose reference left the ring of the last ``RING`` calls is tested too.
+
+S (the coordinate scale) = |cA_root| + |eA_root| + ||R||_2 (|cB_root| + |eB_root|) + |t|:
+bounds every coordinate the call computes in A's frame. ``CERT_REL = 1e-9`` of it is ~10^7
+times double rounding (1e-16 per operation, a few hundred operations) and far below any
+useful gap (a nanometre on a metre-sized scene).
+
+Not certified (tested every frame, as before): leaf pairs whose volumes overlapped, and pairs
+whose best gap is not above the slack. A rebuild (new topology) and per-axis scaled poses are
+refused or reset by ``cdcore.front.FrontCache``; refits are followed through D_A, D_B.
+
+One frame (``front_entry``)
+---------------------------
+1. **Certificates and pruning** (one shift-reduce pass over the front, which is kept in
+   traversal order so that BVTT siblings are neighbours: no sorting, no hashing): each row is
+   *kept* (certified) or a *seed*. Two sibling rows, (l, b) and (r, b) with l, r the children
+   of p in A (or (a, l), (a, r) in B), both separated for ``AGE_MIN`` frames and not waiting,
+   at least one of them a seed, are replaced by their parent pair (Ehmann & Lin's pull-up), a
+   seed tested this frame (the test gives it its own margin), and so on upwards. Two kept
+   siblings stay: merging them into a kept parent (the smaller remaining margin, rebased to
+   this call, with the parent's larger ball) is sound, but on the lab's scenes the parent
+   expired sooner and then failed near contacts (more node tests, no less time). A pulled-up
+   pair found overlapping makes the pairs sprouted below it wait ``2, 4, .. WAIT_MAX`` frames before the
+   next pull-up (exponential back-off: a pair whose parent overlaps in a steady contact pays
+   for a failed attempt O(log frames) times, not every frame).
 2. **Sprouting**: the seeds are pushed on the traversal stack and ``_core.traverse`` (resumable
    from a seeded stack) tests each and descends where they now overlap, with the trace on.
-3. The trace rows whose outcome is not OVERLAP are the new front. The rows of one seed's
-   sub-traversal are contiguous and start with the seed itself (depth-first), so each new
-   front pair inherits its seed's state: (age: frames separated in a row, wait, fails).
+3. The trace rows whose outcome is not OVERLAP replace their seed in the new front (the rows
+   of one seed's sub-traversal are contiguous and start with the seed itself: depth-first),
+   each separated one with a fresh margin; kept rows are copied.
 
-Works with refit and articulated updates as they keep the node ids (only the volumes move); a
-rebuild (new topology) resets the front (``cdcore.front.FrontCache``).
+The state lives in arrays of the caller (one ``FrontCache``): the front in three slots (input,
+output, the pass-1 sequence) and the ring of the last ``RING`` calls' transforms; the traversal's
+buffers are allocated per call. A call never writes its input slot, so when the front's slots
+are too small it returns ``GROW`` and the caller grows them and repeats the call.
 """
 import numpy as np
 from numba import njit
 
-from ._core import (Buffers, _grown, _kdop_query, _unread_kdop, new_buffers, pose_status, sorted_pairs,
-                    traverse, trees)
-from ._layout import (DONE, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD, RIGHT, ST_PAIRS, ST_SP,
-                      ST_TRACE, TR_A, TR_B, TR_OUTCOME)
-from ._pack import H_HEIGHT, H_LEAF_CAP
+from ._core import Buffers, KdopQuery, _kdop_query, _sort_pairs, pose_status, traverse, trees
+from ._cycles import read_cycles
+from ._layout import (C0, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
+                      P_TEST, R0, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
+                      TR_A, TR_AXIS, TR_B, TR_OUTCOME, TRACE_COLS)
+from ._pack import H_HEIGHT, H_LEAF_CAP, c_view
+from ._pairjit import pair_njit
 from .transforms import _relative_transform
 
 AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
 # attempts back off, so an incoherent motion, like random placements, collapses the stale front
 # the frame after)
 WAIT_MAX = 16  # longest back-off (frames) after failed pull-ups
+AGE_CAP = 1 << 20  # ages saturate (int32 rows)
+
+# the certificates' relative slack (module docstring: ~1e7 x double rounding of the scale S)
+CERT_REL = 1e-9
+# a node box's half-diagonal bounds its points only for orthonormal axes: they are, to rounding
+# (build: identity, normalised triangle frames, eigenvectors), so |sum s_i e_i U_i| <= |e| (1 + 1e-12)
+BALL_REL = 1e-12
+NO_MARGIN = -1.0  # the margin of a row without a certificate (its ST_REF is -1)
+# Incoherent frames: when B's root box can have moved, relative to A, by more than this fraction
+# of the larger root ball's radius since the last call (the smaller one's would call a finger
+# turning against a ball incoherent, while most of the front around it still holds), the last
+# front says little about this frame (a cut of the BVTT around contacts that moved away): the
+# frame is a plain traversal from
+# the root without the trace (what ``collide`` does), and the next one starts from the root.
+# Random placements (the rigid-torus scene) move by about the objects' size every frame; a
+# coherent animation by a few percent.
+JUMP_REL = 0.25
 
 # columns of a front row (int32): the node pair, then its state
 FR_A = 0
@@ -51,7 +126,67 @@ FR_B = 1
 ST_AGE = 2  # consecutive frames separated (0: a leaf pair whose volumes overlapped)
 ST_WAIT = 3  # frames to wait before a pull-up may be tried again
 ST_FAILS = 4  # failed pull-ups in a row
-FRONT_COLS = 5
+ST_PULLED = 5  # 1: made by a pull-up and not tested since (its failure backs off the pairs below)
+ST_REF = 6  # the call whose test (or kept pull-up) certified the margin; -1: no certificate
+SQ_SEED = 7  # pass 1 only: 1 for a seed (tested this frame), 0 for a kept row
+FRONT_COLS = 8
+
+# the front's slots (fr: (2, cap, FRONT_COLS) int32, mg: (2, cap, MG_COLS) float64): input and
+# output alternate between 0 and 1 (meta[M_SIDE] is the input); pass 1's sequence is scratch of
+# the call (the same columns)
+MG_M = 0  # the margin
+MG_C = 1  # the ball around B's node box at the reference call: centre (3), radius (kept in the
+MG_RHO = 4  # row: pass 1 then reads the front sequentially, not B's nodes, ~2 cache misses a row)
+MG_L = 5  # |c| + rho: the quick bound |dR c + dt| + ||dR|| rho <= |dt| + ||dR|| (|c| + rho)
+MG_COLS = 6
+
+# the ring of the last RING calls (float64 rows): the transform, the cumulative deformation,
+# ||R||_2, and the motion since that call to the current one (computed when first needed)
+RING = 16
+RG_R = 0  # R (3, 3) row-major
+RG_T = 9  # t (3,)
+RG_DA = 12  # A's deformation since the first call (sum of the per-call largest vertex moves)
+RG_DB = 13  # B's, in B's model frame
+RG_NR = 14  # ||R||_2 (upper bound)
+RG_STAMP = 15  # the call the columns below were computed for (-1: none)
+RG_DR = 16  # R_now - R_h (3, 3)
+RG_DT = 25  # t_now - t_h
+RG_DRN = 28  # ||R_now - R_h||_2 (upper bound)
+RG_DEF = 29  # D_A + (||R_h||_2 + ||R_now - R_h||_2) D_B since call h
+RG_Q = 30  # RG_DEF + |t_now - t_h|: the quick bound's constant part
+RING_COLS = 31
+
+# meta (int64): the call's inputs, outputs and the traversal's resumable state
+M_CALL = 0  # in: this call's index (0, 1, ..)
+M_SIDE = 1  # in: the input front's slot (0 or 1)
+M_NFRONT = 2  # in: rows of the input front
+M_NOUT = 3  # out: rows of the new front (in slot 1 - side)
+M_NPAIRS = 4  # out: intersecting triangle pairs (sorted, in ``pairs``)
+M_SKIPPED = 5  # out: front pairs kept by their certificate (not tested)
+M_SEEDS = 6  # out: seeds traversed
+M_GROW = 7  # out with GROW: which buffers are too small (GROW_* bits)
+M_CYC = 8  # out: cycle-counter ticks spent in the call
+M_MERGED = 9  # out: pull-ups this call
+M_STATE = 10  # the traversal's state (ST_SP, ST_PAIRS, ST_TRACE): 3 slots
+M_JUMP = 13  # out: 1 when the frame was incoherent (a plain traversal from the root)
+M_FROM_ROOT = 14  # out: 1 when the frame started from the root pair (a full traversal's tests)
+M_PAIRS_HINT = 15  # in/out: the largest pair and trace counts of recent frames (the scratch block
+M_TRACE_HINT = 16  # is sized by them: an overflow repeats the frame on a larger one)
+META_LEN = 17
+
+GROW_FRONT = 4  # the front's slots
+
+# the float64 scratch ``wf``: R, t, the box tests' scratch
+WF_R = 0
+WF_T = 9
+WF_BOX = 12
+WF_LEN = WF_BOX + 27
+
+# return codes
+DONE_OK = 0
+GROW = 1  # the front's slots are too small: the caller grows them and repeats the call
+BAD_POSE = 2
+MORE = 3  # (inside) the traversal's buffers are full: a larger scratch block, and again
 
 NO_PARENT = -1
 
@@ -69,157 +204,547 @@ def parents(ni):
     return p
 
 
-@njit(cache=True)
-def _eligible(state, i):
-    return state[i, ST_AGE] >= AGE_MIN and state[i, ST_WAIT] == 0
-
-
-@njit(cache=True)
-def make_seeds(front, parA, parB):
-    """This frame's seeds: the front with eligible sibling pairs pulled up to their parent
-    pair, as far up as they go (a shift-reduce pass over the front in traversal order, where
-    BVTT siblings are neighbours: (l, b) then (r, b), or (a, l) then (a, r)). Returns (seeds
-    (k, FRONT_COLS) int32 in traversal order, merged (k,) bool: pulled up this frame)."""
-    n = front.shape[0]
-    seeds = np.empty((n, FRONT_COLS), dtype=np.int32)
-    merged = np.zeros(n, dtype=np.bool_)
-    k = 0
-    for i in range(n):
-        for c in range(FRONT_COLS):
-            seeds[k, c] = front[i, c]
-        merged[k] = False
-        k += 1
-        while k >= 2 and _eligible(seeds, k - 1) and _eligible(seeds, k - 2):
-            a1 = seeds[k - 2, FR_A]
-            b1 = seeds[k - 2, FR_B]
-            a2 = seeds[k - 1, FR_A]
-            b2 = seeds[k - 1, FR_B]
-            if b1 == b2 and a1 != a2 and parA[a1] >= 0 and parA[a1] == parA[a2]:
-                pa = parA[a1]
-                pb = b1
-            elif a1 == a2 and b1 != b2 and parB[b1] >= 0 and parB[b1] == parB[b2]:
-                pa = a1
-                pb = parB[b1]
-            else:
-                break
-            k -= 1
-            seeds[k - 1, FR_A] = pa
-            seeds[k - 1, FR_B] = pb
-            seeds[k - 1, ST_AGE] = min(seeds[k - 1, ST_AGE], seeds[k, ST_AGE])
-            seeds[k - 1, ST_FAILS] = max(seeds[k - 1, ST_FAILS], seeds[k, ST_FAILS])
-            merged[k - 1] = True
-    return seeds[:k], merged[:k]
-
-
-@njit(cache=True)
-def _next_state(seed_row, outcome, merged, seeds, cur, out, r):
-    """State of a new front entry from its seed's state; ``seed_row`` when it is the seed's own
-    row (the seed stopped there), else the traversal sprouted below the seed."""
-    sep = outcome == OUT_SEPARATED
-    if merged:
-        fails = seeds[cur, ST_FAILS]
-        if seed_row:  # the pull-up held: a fresh entry
-            out[r, ST_AGE] = 1
-            out[r, ST_WAIT] = 0
-            out[r, ST_FAILS] = 0
-        else:  # it failed: the pairs below wait before the next try
-            out[r, ST_AGE] = 1 if sep else 0
-            out[r, ST_WAIT] = min(WAIT_MAX, 2 << min(fails, 10))
-            out[r, ST_FAILS] = fails + 1
-        return
-    if seed_row:
-        out[r, ST_AGE] = seeds[cur, ST_AGE] + 1 if sep else 0
-        out[r, ST_WAIT] = max(0, seeds[cur, ST_WAIT] - 1)
-        out[r, ST_FAILS] = seeds[cur, ST_FAILS]
-    else:  # sprouted below a kept pair
-        out[r, ST_AGE] = 1 if sep else 0
-        out[r, ST_WAIT] = 0
-        out[r, ST_FAILS] = 0
+@njit(cache=True, inline='always')
+def _norm2_bound(m00, m01, m02, m10, m11, m12, m20, m21, m22):
+    """An upper bound of the spectral norm of M: sqrt(min(||M||_F^2, the Gershgorin bound of
+    the largest eigenvalue of M^T M)), widened by 1e-12 for its own rounding (a few ulps)."""
+    g00 = m00 * m00 + m10 * m10 + m20 * m20
+    g11 = m01 * m01 + m11 * m11 + m21 * m21
+    g22 = m02 * m02 + m12 * m12 + m22 * m22
+    g01 = abs(m00 * m01 + m10 * m11 + m20 * m21)
+    g02 = abs(m00 * m02 + m10 * m12 + m20 * m22)
+    g12 = abs(m01 * m02 + m11 * m12 + m21 * m22)
+    gersh = max(g00 + g01 + g02, max(g01 + g11 + g12, g02 + g12 + g22))
+    frob = g00 + g11 + g22
+    return np.sqrt(min(gersh, frob)) * (1.0 + 1e-12)
 
 
 @njit(cache=True, inline='always')
-def _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts):
-    """The frame after the pose checks: seeds, the seeded traversal, the new front."""
-    seeds, merged = make_seeds(front, parA, parB)
-    ns = seeds.shape[0]
-    leaf_cap = max(1, IA[H_LEAF_CAP] * IB[H_LEAF_CAP])
-    buf = new_buffers(max(16, leaf_cap), max(64, 4 * ns), ns + IA[H_HEIGHT] + IB[H_HEIGHT] + 2)
-    stack = buf.stack
-    for k in range(ns):  # seed 0 on top: popped first
-        stack[ns - 1 - k, 0] = seeds[k, FR_A]
-        stack[ns - 1 - k, 1] = seeds[k, FR_B]
-    buf.state[ST_SP] = ns
-    while traverse(plan, R, t, A, B, K, buf) != DONE:
-        pairs = buf.pairs
-        trace = buf.trace
-        if buf.state[ST_PAIRS] + leaf_cap > pairs.shape[0]:
-            pairs = _grown(pairs, buf.state[ST_PAIRS])
-        if buf.state[ST_TRACE] >= trace.shape[0]:
-            trace = _grown(trace, buf.state[ST_TRACE])
-        buf = Buffers(pairs, trace, buf.stack, buf.counters, buf.state, buf.box)
-    trace = buf.trace
-    n_trace = buf.state[ST_TRACE]
-    # the new front: stop rows, with the state of the seed whose sub-traversal they belong to
-    n_front = 0
-    for r in range(n_trace):
-        if trace[r, TR_OUTCOME] != OUT_OVERLAP:
-            n_front += 1
-    new_front = np.empty((n_front, FRONT_COLS), dtype=np.int32)
-    nxt = 0
-    cur = -1
+def _root_scale(nf):
+    """|c| + |e| of the root box: bounds every vertex's distance to the model origin."""
+    c = np.sqrt(nf[0, C0] ** 2 + nf[0, C0 + 1] ** 2 + nf[0, C0 + 2] ** 2)
+    e = np.sqrt(nf[0, E0] ** 2 + nf[0, E0 + 1] ** 2 + nf[0, E0 + 2] ** 2)
+    return c + e
+
+
+@njit(cache=True, inline='always')
+def _ball(nf, b):
+    """(centre x, y, z, radius) of a ball around node b's box (module docstring, BALL_REL)."""
+    e = np.sqrt(nf[b, E0] ** 2 + nf[b, E0 + 1] ** 2 + nf[b, E0 + 2] ** 2) * (1.0 + BALL_REL)
+    return nf[b, C0], nf[b, C0 + 1], nf[b, C0 + 2], e
+
+
+@pair_njit
+def _motion_terms(ring, hs, s, call):
+    """Fills ring row ``hs``'s motion columns (R_now - R_h, t_now - t_h, its norm, the
+    deformation since h) for this call ``call`` (ring row ``s``), once per call."""
+    if ring[hs, RG_STAMP] == call:
+        return
+    for k in range(9):
+        ring[hs, RG_DR + k] = ring[s, RG_R + k] - ring[hs, RG_R + k]
+    for k in range(3):
+        ring[hs, RG_DT + k] = ring[s, RG_T + k] - ring[hs, RG_T + k]
+    d = ring[hs, RG_DR:RG_DR + 9]
+    ring[hs, RG_DRN] = _norm2_bound(d[0], d[1], d[2], d[3], d[4], d[5], d[6], d[7], d[8])
+    # deformation since h: cumulative sums are non-decreasing, the difference is >= 0 up to
+    # rounding of a sum (relative 1e-16; the slack covers it)
+    ring[hs, RG_DEF] = ((ring[s, RG_DA] - ring[hs, RG_DA])
+                        + (ring[hs, RG_NR] + ring[hs, RG_DRN]) * (ring[s, RG_DB] - ring[hs, RG_DB]))
+    ring[hs, RG_Q] = ring[hs, RG_DEF] + np.sqrt(ring[hs, RG_DT] ** 2 + ring[hs, RG_DT + 1] ** 2
+                                                + ring[hs, RG_DT + 2] ** 2) * (1.0 + 1e-12)
+    ring[hs, RG_STAMP] = call
+
+
+@njit(cache=True, inline='always')
+def _motion(ring, hs, cx, cy, cz, rho):
+    """Upper bound of how far any point of B's node (whose box was in the ball (c, rho) at ring
+    row ``hs``'s call) and of A's nodes can have moved relative to the other body since that
+    call (module docstring)."""
+    dx = ring[hs, RG_DR] * cx + ring[hs, RG_DR + 1] * cy + ring[hs, RG_DR + 2] * cz + ring[hs, RG_DT]
+    dy = ring[hs, RG_DR + 3] * cx + ring[hs, RG_DR + 4] * cy + ring[hs, RG_DR + 5] * cz + ring[hs, RG_DT + 1]
+    dz = ring[hs, RG_DR + 6] * cx + ring[hs, RG_DR + 7] * cy + ring[hs, RG_DR + 8] * cz + ring[hs, RG_DT + 2]
+    return ring[hs, RG_DEF] + np.sqrt(dx * dx + dy * dy + dz * dz) + ring[hs, RG_DRN] * rho
+
+
+@njit(cache=True, inline='always')
+def _axis_gap(lx, ly, lz, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2):
+    """Distance lower bound along L = (lx, ly, lz) (A's box frame) between A's box (axes the
+    unit vectors, half-extents ea) and B's parallelepiped (centre T, edge vectors the columns
+    of ``c`` scaled by eb): (|L.T| - supA - supB) / |L|; -inf for a zero L."""
+    n = np.sqrt(lx * lx + ly * ly + lz * lz)
+    if not n > 0.0:
+        return -np.inf
+    d = abs(lx * tx + ly * ty + lz * tz)
+    sa = ea0 * abs(lx) + ea1 * abs(ly) + ea2 * abs(lz)
+    sb = (eb0 * abs(lx * c[0, 0] + ly * c[1, 0] + lz * c[2, 0])
+          + eb1 * abs(lx * c[0, 1] + ly * c[1, 1] + lz * c[2, 1])
+          + eb2 * abs(lx * c[0, 2] + ly * c[1, 2] + lz * c[2, 2]))
+    return (d - sa - sb) / n
+
+
+@pair_njit
+def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
+    """A lower bound on the distance between the triangles below nodes a and b (module
+    docstring, *Margin*), before the rounding slack; ``axis``: the traversal's separating
+    axis (TR_AXIS); ``c``: (3, 3) scratch."""
+    # B's box axes in A's box frame: C = UA^T R UB (the SAT's matrix), T = UA^T (R cB + t - cA)
+    wx = R[0, 0] * nfB[b, C0] + R[0, 1] * nfB[b, C0 + 1] + R[0, 2] * nfB[b, C0 + 2] + t[0] - nfA[a, C0]
+    wy = R[1, 0] * nfB[b, C0] + R[1, 1] * nfB[b, C0 + 1] + R[1, 2] * nfB[b, C0 + 2] + t[1] - nfA[a, C0 + 1]
+    wz = R[2, 0] * nfB[b, C0] + R[2, 1] * nfB[b, C0 + 1] + R[2, 2] * nfB[b, C0 + 2] + t[2] - nfA[a, C0 + 2]
+    # A's axes are the columns of its R0 block: UA[r][i] = nfA[a, R0 + 3 r + i]
+    tx = nfA[a, R0] * wx + nfA[a, R0 + 3] * wy + nfA[a, R0 + 6] * wz
+    ty = nfA[a, R0 + 1] * wx + nfA[a, R0 + 4] * wy + nfA[a, R0 + 7] * wz
+    tz = nfA[a, R0 + 2] * wx + nfA[a, R0 + 5] * wy + nfA[a, R0 + 8] * wz
+    for j in range(3):
+        # R UB_j in A's model frame, then in A's box frame
+        ux = R[0, 0] * nfB[b, R0 + j] + R[0, 1] * nfB[b, R0 + 3 + j] + R[0, 2] * nfB[b, R0 + 6 + j]
+        uy = R[1, 0] * nfB[b, R0 + j] + R[1, 1] * nfB[b, R0 + 3 + j] + R[1, 2] * nfB[b, R0 + 6 + j]
+        uz = R[2, 0] * nfB[b, R0 + j] + R[2, 1] * nfB[b, R0 + 3 + j] + R[2, 2] * nfB[b, R0 + 6 + j]
+        for i in range(3):
+            c[i, j] = nfA[a, R0 + i] * ux + nfA[a, R0 + 3 + i] * uy + nfA[a, R0 + 6 + i] * uz
+    ea0 = nfA[a, E0]
+    ea1 = nfA[a, E0 + 1]
+    ea2 = nfA[a, E0 + 2]
+    eb0 = nfB[b, E0]
+    eb1 = nfB[b, E0 + 1]
+    eb2 = nfB[b, E0 + 2]
+    best = -np.inf
+    # A's face normals (axis ids 0..2), B's (3..5)
+    best = max(best, _axis_gap(1.0, 0.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    best = max(best, _axis_gap(0.0, 1.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    best = max(best, _axis_gap(0.0, 0.0, 1.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    for j in range(3):
+        best = max(best, _axis_gap(c[0, j], c[1, j], c[2, j], tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    if 6 <= axis < 15:  # the traversal's edge x edge axis A_i x B_j (id 6 + 3 i + j)
+        i = (axis - 6) // 3
+        j = (axis - 6) % 3
+        # e_i x C_j in A's box frame
+        if i == 0:
+            lx, ly, lz = 0.0, -c[2, j], c[1, j]
+        elif i == 1:
+            lx, ly, lz = c[2, j], 0.0, -c[0, j]
+        else:
+            lx, ly, lz = -c[1, j], c[0, j], 0.0
+        best = max(best, _axis_gap(lx, ly, lz, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    if spheres:  # the nodes' bounding spheres (valid columns under the sphere tests)
+        sx = R[0, 0] * nfB[b, S0] + R[0, 1] * nfB[b, S0 + 1] + R[0, 2] * nfB[b, S0 + 2] + t[0] - nfA[a, S0]
+        sy = R[1, 0] * nfB[b, S0] + R[1, 1] * nfB[b, S0 + 1] + R[1, 2] * nfB[b, S0 + 2] + t[1] - nfA[a, S0 + 1]
+        sz = R[2, 0] * nfB[b, S0] + R[2, 1] * nfB[b, S0 + 1] + R[2, 2] * nfB[b, S0 + 2] + t[2] - nfA[a, S0 + 2]
+        # B's sphere in A's frame is the image of a ball under R: radius ||R||_2 rB; ||R||_2 <=
+        # 1 + 3 ortho tolerance (1e-6) for an accepted pose, so widen by 1e-5
+        best = max(best, np.sqrt(sx * sx + sy * sy + sz * sz) - nfA[a, SR] - nfB[b, SR] * (1.0 + 1e-5))
+    return best
+
+
+@pair_njit
+def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack):
+    """Pass 1 (module docstring): the input front (``fin``, ``m_in``: ``n_in`` rows) classified
+    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq``.
+    ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``: the motion bound's
+    factor, 1.0 (a negative value keeps no row: every front pair is tested;
+    tests set 0.0 to show that an unsound bound is caught). Returns (rows, skipped, pull-ups)."""
+    k = 0
+    skipped = 0
+    merges = 0
+    certify = mscale >= 0.0
+    for i in range(n_in):
+        for col in range(SQ_SEED):
+            sq[k, col] = fin[i, col]
+        for col in range(MG_COLS):
+            msq[k, col] = m_in[i, col]
+        m = m_in[i, MG_M]
+        h = fin[i, ST_REF]
+        seed = 1
+        if certify and h >= 0 and call - h < RING:
+            hs = h % RING
+            if ring[hs, RG_STAMP] != call:
+                _motion_terms(ring, hs, s, call)
+            # the quick bound first (no square root), the row's exact one when it does not hold
+            rem = m - mscale * (ring[hs, RG_Q] + ring[hs, RG_DRN] * m_in[i, MG_L])
+            if not rem > slack:
+                rem = m - mscale * _motion(ring, hs, m_in[i, MG_C], m_in[i, MG_C + 1], m_in[i, MG_C + 2],
+                                           m_in[i, MG_RHO])
+            if rem > slack:
+                seed = 0
+        sq[k, SQ_SEED] = seed
+        k += 1
+        while k >= 2:
+            q = k - 2
+            if not (sq[q, ST_AGE] >= AGE_MIN and sq[q, ST_WAIT] == 0 and sq[k - 1, ST_AGE] >= AGE_MIN
+                    and sq[k - 1, ST_WAIT] == 0):
+                break
+            a1 = sq[q, FR_A]
+            b1 = sq[q, FR_B]
+            a2 = sq[k - 1, FR_A]
+            b2 = sq[k - 1, FR_B]
+            if b1 == b2 and a1 != a2 and par[a1] >= 0 and par[a1] == par[a2]:
+                pa = par[a1]
+                pb = b1
+            elif a1 == a2 and b1 != b2 and par[nA + b1] >= 0 and par[nA + b1] == par[nA + b2]:
+                pa = a1
+                pb = par[nA + b1]
+            else:
+                break
+            if sq[q, SQ_SEED] == 0 and sq[k - 1, SQ_SEED] == 0:
+                # two kept siblings stay apart: a kept parent (margin: the smaller remaining one,
+                # larger node) expired sooner and then failed its test near contacts (measured
+                # on the four lab scenes: more node tests, no less time)
+                break
+            k -= 1
+            sq[q, FR_A] = pa
+            sq[q, FR_B] = pb
+            sq[q, ST_AGE] = min(sq[q, ST_AGE], sq[k, ST_AGE])
+            sq[q, ST_FAILS] = max(sq[q, ST_FAILS], sq[k, ST_FAILS])
+            sq[q, ST_PULLED] = 1
+            merges += 1
+            sq[q, SQ_SEED] = 1  # a seed: tested this frame, its own margin if it holds
+            sq[q, ST_REF] = -1
+            msq[q, MG_M] = NO_MARGIN
+    for q in range(k):
+        if sq[q, SQ_SEED] == 0:
+            skipped += 1
+    return k, skipped, merges
+
+
+@njit(cache=True, inline='always')
+def _next_state(sq, src, fo, w, seed_row, outcome, pulled, fails):
+    """State of a new front row ``w`` from its seed's (``src``: the seed's sequence row);
+    ``seed_row`` when it is the seed's own row (the seed stopped there), else the traversal
+    sprouted below the seed."""
+    sep = outcome == OUT_SEPARATED
+    if pulled:
+        if seed_row:  # the pull-up held: a fresh entry
+            fo[w, ST_AGE] = 1
+            fo[w, ST_WAIT] = 0
+            fo[w, ST_FAILS] = 0
+        else:  # it failed: the pairs below wait before the next try
+            fo[w, ST_AGE] = 1 if sep else 0
+            fo[w, ST_WAIT] = min(WAIT_MAX, 2 << min(fails, 10))
+            fo[w, ST_FAILS] = fails + 1
+    elif seed_row:
+        fo[w, ST_AGE] = sq[src, ST_AGE] + 1 if sep else 0
+        fo[w, ST_WAIT] = max(0, sq[src, ST_WAIT] - 1)
+        fo[w, ST_FAILS] = fails
+    else:  # sprouted below a kept pair
+        fo[w, ST_AGE] = 1 if sep else 0
+        fo[w, ST_WAIT] = 0
+        fo[w, ST_FAILS] = 0
+    fo[w, ST_PULLED] = 0
+
+
+@pair_njit
+def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, call, mscale, slack, cscratch):
+    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq``,
+    ``msq``: kept rows copied, each seed
+    replaced by its sub-traversal's stop rows (separated ones with a fresh margin). Writes
+    meta[M_NOUT]; returns DONE_OK or GROW (the front's slots are too small)."""
+    cap = fo.shape[0]
+    spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
     w = 0
-    for r in range(n_trace):
-        a = trace[r, TR_A]
-        b = trace[r, TR_B]
-        seed_row = nxt < ns and a == seeds[nxt, FR_A] and b == seeds[nxt, FR_B]
-        if seed_row:
-            cur = nxt
-            nxt += 1
-        outcome = trace[r, TR_OUTCOME]
-        if outcome == OUT_OVERLAP:
+    r = 0
+    nxt = 0  # the sequence row of the next seed after the current one (nq: none)
+    for q in range(nq):
+        if w >= cap:
+            meta[M_GROW] = GROW_FRONT
+            return GROW
+        if sq[q, SQ_SEED] == 0:
+            for col in range(SQ_SEED):
+                fo[w, col] = sq[q, col]
+            fo[w, ST_AGE] = min(fo[w, ST_AGE] + 1, AGE_CAP)
+            fo[w, ST_WAIT] = max(0, fo[w, ST_WAIT] - 1)
+            for col in range(MG_COLS):
+                mo[w, col] = msq[q, col]
+            w += 1
             continue
-        new_front[w, FR_A] = a
-        new_front[w, FR_B] = b
-        _next_state(seed_row, outcome, merged[cur], seeds, cur, new_front, w)
-        w += 1
+        pulled = sq[q, ST_PULLED] != 0
+        fails = sq[q, ST_FAILS]
+        nxt = max(nxt, q + 1)
+        while nxt < nq and sq[nxt, SQ_SEED] == 0:
+            nxt += 1
+        na = sq[nxt, FR_A] if nxt < nq else -1
+        nb = sq[nxt, FR_B] if nxt < nq else -1
+        first = True
+        while r < n_trace:
+            a = trace[r, TR_A]
+            b = trace[r, TR_B]
+            if not first and a == na and b == nb:
+                break  # the next seed's sub-traversal
+            outcome = trace[r, TR_OUTCOME]
+            seed_row = first
+            first = False
+            r += 1
+            if outcome == OUT_OVERLAP:
+                continue
+            if w >= cap:
+                meta[M_GROW] = GROW_FRONT
+                return GROW
+            fo[w, FR_A] = a
+            fo[w, FR_B] = b
+            _next_state(sq, q, fo, w, seed_row, outcome, pulled, fails)
+            fo[w, ST_REF] = -1
+            mo[w, MG_M] = NO_MARGIN
+            if outcome == OUT_SEPARATED and mscale >= 0.0:
+                m = _margin(nfA, a, nfB, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
+                if m > slack:  # else no certificate: tested next frame
+                    fo[w, ST_REF] = call
+                    mo[w, MG_M] = m
+                    cx, cy, cz, rho = _ball(nfB, b)
+                    mo[w, MG_C] = cx
+                    mo[w, MG_C + 1] = cy
+                    mo[w, MG_C + 2] = cz
+                    mo[w, MG_RHO] = rho
+                    mo[w, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
+            w += 1
+    meta[M_NOUT] = w
+    return DONE_OK
+
+
+@njit(cache=True, inline='always')
+def _plain(plan, R, t, A, B, K, fo, mo, meta, buf):
+    """An incoherent frame: a traversal from the root without the trace; the new front is the
+    root pair (no certificate). Returns DONE_OK or MORE."""
+    buf.stack[0, 0] = 0
+    buf.stack[0, 1] = 0
+    buf.state[ST_SP] = 1
+    if traverse(plan, R, t, A, B, K, buf) != 0:
+        meta[M_GROW] = 1
+        return MORE
+    for col in range(SQ_SEED):
+        fo[0, col] = 0
+    fo[0, ST_REF] = -1
+    mo[0, MG_M] = NO_MARGIN
+    meta[M_NOUT] = 1
+    return _finish(buf, meta)
+
+
+@njit(cache=True, inline='always')
+def _finish(buf, meta):
+    n = buf.state[ST_PAIRS]
+    if n > 1:
+        _sort_pairs(buf.pairs, n)
+    meta[M_NPAIRS] = n
+    return DONE_OK
+
+
+@njit(cache=True, inline='always')
+def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq):
+    """The frame after the pose checks (module docstring); returns DONE_OK, GROW (the front's
+    slots) or MORE (the traversal's buffers)."""
+    call = meta[M_CALL]
+    side = meta[M_SIDE]
+    n_in = meta[M_NFRONT]
+    out = 1 - side
+    nA = A.ni.shape[0]
+    # this call's ring row
+    s = call % RING
+    for k in range(9):
+        ring[s, RG_R + k] = R[k // 3, k % 3]
+    for k in range(3):
+        ring[s, RG_T + k] = t[k]
+    if call > 0:
+        p = (call - 1) % RING
+        ring[s, RG_DA] = ring[p, RG_DA] + da
+        ring[s, RG_DB] = ring[p, RG_DB] + db
+    else:
+        ring[s, RG_DA] = 0.0
+        ring[s, RG_DB] = 0.0
+    nr = _norm2_bound(R[0, 0], R[0, 1], R[0, 2], R[1, 0], R[1, 1], R[1, 2], R[2, 0], R[2, 1], R[2, 2])
+    ring[s, RG_NR] = nr
+    ring[s, RG_STAMP] = -1.0
+    scale = (_root_scale(A.nf) + nr * _root_scale(B.nf)
+             + np.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]))
+    slack = CERT_REL * scale
+    # 0. an incoherent frame (JUMP_REL): a plain traversal from the root
+    meta[M_JUMP] = 0
+    if call > 0 and mscale >= 0.0:
+        p = (call - 1) % RING
+        _motion_terms(ring, p, s, call)
+        ra = _ball(A.nf, 0)[3]
+        cx, cy, cz, rb = _ball(B.nf, 0)  # (B's root ball now: its deformation is in the terms)
+        if _motion(ring, p, cx, cy, cz, rb) > JUMP_REL * max(ra, rb):
+            meta[M_JUMP] = 1
+            meta[M_FROM_ROOT] = 1
+            return _plain(plans[1], R, t, A, B, K, fr[out], mg[out], meta, buf)
+    plan = plans[0]
+    meta[M_FROM_ROOT] = n_in == 1 and fr[side, 0, FR_A] == 0 and fr[side, 0, FR_B] == 0
+    # 1. certificates and pull-ups
+    nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, slack)
+    meta[M_SKIPPED] = skipped
+    meta[M_MERGED] = merges
+    ns = nq - skipped
+    meta[M_SEEDS] = ns
+    # 2. the seeded traversal (the first seed on top: popped first)
+    stack = buf.stack
+    top = ns
+    for q in range(nq):
+        if sq[q, SQ_SEED]:
+            top -= 1
+            stack[top, 0] = sq[q, FR_A]
+            stack[top, 1] = sq[q, FR_B]
+    buf.state[ST_SP] = ns
+    if ns > 0 and traverse(plan, R, t, A, B, K, buf) != 0:
+        meta[M_GROW] = 1
+        return MORE
+    # 3. the new front
+    code = emit_front(plan, R, t, A.nf, B.nf, sq, msq, fr[out], mg[out], meta, buf.trace, buf.state[ST_TRACE], nq,
+                      call, mscale, slack, buf.box[0])
+    if code != DONE_OK:
+        return code
+    return _finish(buf, meta)
+
+
+def _layout_sizes(n_in, trace_rows, pair_rows, h):
+    """Offsets (int64 slots) in a call's scratch block: R, t, box (WF_LEN), the sequence rows,
+    their margins, the stack (``h`` = the trees' heights + 2), the trace, the pairs; and the
+    block's length."""
+    o_seq = np.int64(WF_LEN)
+    o_mseq = o_seq + n_in * (FRONT_COLS // 2)
+    o_stack = o_mseq + n_in * MG_COLS
+    o_trace = o_stack + n_in + h
+    o_pairs = o_trace + (trace_rows * TRACE_COLS + 1) // 2
+    return o_seq, o_mseq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
+
+
+_block = njit(cache=True, inline='always')(_layout_sizes)
+
+
+@pair_njit
+def _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows, pair_rows, K):
+    """One frame on a scratch block ``blk`` (``_begin``) with R, t already in it; compiled
+    without reference counting (``_pairjit``: the ~40 views it makes cost no atomic operations;
+    it allocates nothing). ``K``: the k-DOP bundle, or arrays of its types never read.
+    Returns DONE_OK, GROW or MORE (the traversal's buffers are full: a larger block, and again)."""
+    n_in = meta[M_NFRONT]
+    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(n_in, trace_rows, pair_rows, h)
+    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
+    box = c_view(blk, WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
+    sq = c_view(blk, o_seq, (n_in, np.int64(FRONT_COLS)), np.int32)
+    msq = c_view(blk, o_mseq, (n_in, np.int64(MG_COLS)), np.float64)
+    state = meta[M_STATE:M_STATE + 3]
+    state[ST_SP] = 0
+    state[ST_PAIRS] = 0
+    state[ST_TRACE] = 0
     for k in range(N_STATS):
-        counts[k] = buf.counters[k]
-    return sorted_pairs(buf.pairs[:buf.state[ST_PAIRS]]), new_front
+        counts[k] = 0
+    buf = Buffers(c_view(blk, o_pairs, (pair_rows, np.int64(2)), np.int32),
+                  c_view(blk, o_trace, (trace_rows, np.int64(TRACE_COLS)), np.int32),
+                  c_view(blk, o_stack, (n_in + h, np.int64(2)), np.int32), counts[:N_STATS], state, box)
+    A, B = trees(FA, IA, FB, IB)
+    return _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq)
+
+
+@njit(cache=True, inline='always')
+def _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front):
+    """Counters zeroed, the call's inputs in ``meta``, the poses checked; returns (status, the
+    first scratch block's sizes: stack rows beyond the seeds, trace rows, pair rows)."""
+    for k in range(counts.shape[0]):
+        counts[k] = 0
+    meta[M_CALL] = call
+    meta[M_SIDE] = side
+    meta[M_NFRONT] = n_front
+    meta[M_GROW] = 0
+    meta[M_NOUT] = 0
+    meta[M_NPAIRS] = 0
+    meta[M_SKIPPED] = 0
+    meta[M_SEEDS] = 0
+    meta[M_MERGED] = 0
+    st = pose_status(pose_a, pose_b)
+    counts[N_STATS] = st
+    n_in = meta[M_NFRONT]
+    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    # the last frames' counts with room to spare (halved every frame, so a burst is forgotten)
+    trace_rows = max(4 * n_in + 16, 2 * meta[M_TRACE_HINT])
+    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]) + 2 * meta[M_PAIRS_HINT])
+    meta[M_TRACE_HINT] //= 2
+    meta[M_PAIRS_HINT] //= 2
+    return st, h, trace_rows, pair_rows
+
+
+@njit(cache=True, inline='always')
+def _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows):
+    """The call's scratch block (one allocation: fresh memory is warm in the cache, where a
+    cache's own buffers, touched once a frame among many pairs, are not) with R, t in it."""
+    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(meta[M_NFRONT], trace_rows, pair_rows, h)
+    blk = np.empty(n, dtype=np.int64)
+    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
+    _relative_transform(pose_a, pose_b, R, t)
+    return blk, R, t, o_pairs
 
 
 @njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts):
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front, da, db,
+                mscale):
     """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
-    query, from the front ``front`` (k, FRONT_COLS) int32 (node pairs and their state).
-    ``plan``: the query's plan with the trace on and all contacts (``_core.make_plan``). Writes
-    ``counts`` (N_STATS + 1,) like the core's entries (status last: 0 or a bad pose, then
-    nothing else was done). Returns (sorted pairs (p, 2) int32, the new front (k', FRONT_COLS)
-    int32)."""
-    st = pose_status(pose_a, pose_b)
-    counts[N_STATS] = st
+    query. ``plans`` (2, PLAN_LEN): the query's plan with the trace on and all contacts, then
+    the same without the trace (``_core.make_plan``). The state is the caller's
+    (``cdcore.front.FrontCache``): ``par`` the parents of A's nodes then B's, ``fr``/``mg``
+    the front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*; ``call``,
+    ``side``, ``n_front`` are written to M_CALL, M_SIDE, M_NFRONT); ``counts`` (N_STATS + 1,)
+    like the core's entries (status last: 0 or a bad pose, then nothing else was done); ``da``,
+    ``db``: the largest vertex moves of A's and B's meshes since the previous call (refits);
+    ``mscale``: the motion bound's factor (``seed_pass``). Returns (DONE_OK, GROW: the front's
+    slots are too small, grow and repeat, or BAD_POSE; the sorted pairs (k, 2) int32). The
+    frame itself runs in ``_core_frame``, on a scratch block, again on a larger one while the
+    traversal's buffers overflow."""
+    c0 = read_cycles()
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
     if st:
-        return np.empty((0, 2), dtype=np.int32), front
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    A, B = trees(FA, IA, FB, IB)
-    K = _unread_kdop(R, A, B, counts.reshape((1, counts.shape[0])))
-    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
+    # arrays of the k-DOP bundle's types, never read (``_core._unread_kdop``)
+    f2 = mg[0]
+    K = KdopQuery(f2, f2, f2, f2, fr[0], f2, c_view(meta, 0, (np.int64(1), np.int64(META_LEN)), np.int64))
+    while True:
+        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
+        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
+                           pair_rows, K)
+        if code != MORE:
+            break
+        trace_rows *= 4  # (either may be full: grow both)
+        pair_rows *= 4
+    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
+    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
+    meta[M_CYC] = read_cycles() - c0
+    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
 
 @njit(cache=True, nogil=True)
-def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plan, front, parA, parB, counts, KT):
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front,
+                     da, db, mscale, KT):
     """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
-    st = pose_status(pose_a, pose_b)
-    counts[N_STATS] = st
+    c0 = read_cycles()
+    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
     if st:
-        return np.empty((0, 2), dtype=np.int32), front
-    R = np.empty((3, 3))
-    t = np.empty(3)
-    _relative_transform(pose_a, pose_b, R, t)
-    A, B = trees(FA, IA, FB, IB)
-    K = _kdop_query(plan[P_METHOD], KT, R, t)
-    return _frame(plan, R, t, A, B, K, IA, IB, front, parA, parB, counts)
+        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
+    while True:
+        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
+        K = _kdop_query(plans[0, P_METHOD], KT, R, t)
+        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
+                           pair_rows, K)
+        if code != MORE:
+            break
+        trace_rows *= 4  # (either may be full: grow both)
+        pair_rows *= 4
+    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
+    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
+    meta[M_CYC] = read_cycles() - c0
+    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
 
 
-__all__ = ["front_entry", "front_kdop_entry", "parents", "make_seeds", "AGE_MIN", "WAIT_MAX", "FRONT_COLS"]
+@njit(cache=True, nogil=True)
+def max_displacement(old, new):
+    """The largest vertex move between two (n, 3) vertex arrays (a refit's D)."""
+    best = 0.0
+    for i in range(old.shape[0]):
+        dx = new[i, 0] - old[i, 0]
+        dy = new[i, 1] - old[i, 1]
+        dz = new[i, 2] - old[i, 2]
+        best = max(best, dx * dx + dy * dy + dz * dz)
+    # the square root of a sum of three squares: relative error a few ulps, widened by 1e-12
+    return np.sqrt(best) * (1.0 + 1e-12)
+
+
+__all__ = ["front_entry", "front_kdop_entry", "parents", "seed_pass", "max_displacement", "AGE_MIN", "WAIT_MAX",
+           "FRONT_COLS", "RING", "CERT_REL"]

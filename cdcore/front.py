@@ -1,36 +1,58 @@
 """The generalized front cache: frame-to-frame reuse of a pair's traversal (Ehmann & Lin 2001,
-section 5; Fünzig & Fellner 2003, section 2). See ``cdcore._front`` for the scheme."""
+section 5; Fünzig & Fellner 2003, section 2), with temporal coherence certificates (a separated
+front pair is not re-tested while a bound on the motion since its test cannot have closed its
+gap). See ``cdcore._front`` for the scheme and the bounds."""
 from __future__ import annotations
 
 import threading
-import time
 
 import numpy as np
 
+from . import _front as K
 from . import _layout as L
 from ._core import STATUS, make_plan
-from ._front import FRONT_COLS, front_entry, front_kdop_entry, parents
+from ._cycles import seconds_per_cycle
+from ._front import FRONT_COLS, front_entry, front_kdop_entry, max_displacement, parents
 from ._kdop_traverse import kdop_query_arrays
-from .collide import CollisionResult, _plan, collide, pose_arg, raise_pose_status
 from .bvh import BVH
+from .collide import CollisionResult, _plan, _result, collide, pose_arg, raise_pose_status
 
-def _root_front():
-    return np.zeros((1, FRONT_COLS), dtype=np.int32)  # the root pair (0, 0), state zero
+_GROW, _BAD_POSE = K.GROW, K.BAD_POSE
+PROBE_EVERY = 64  # frames between two traversals from the root (``FrontCache._collide``)
+_PLANS: dict = {}  # (kind, test, program, method) -> the two plans (never written: shared by every cache)
+
+
+def _front_plans(kind, test, program, method) -> np.ndarray:
+    """(2, PLAN_LEN): all contacts with the trace on (the trace rows that stop the descent are the
+    next front), then without the trace (the plain traversal of an incoherent frame,
+    ``_front.JUMP_REL``). One array per configuration, shared, so that it stays in the cache
+    while many pairs are queried."""
+    key = (kind, test, program, method)
+    plans = _PLANS.get(key)
+    if plans is None:
+        plans = _PLANS[key] = np.stack([make_plan(kind, test, program, method, first=False, trace=trace)
+                                        for trace in (True, False)])
+    return plans
 
 
 class FrontCache:
     """All-contacts collision of one pair of hierarchies over the frames of a motion, each frame
-    starting from the node pairs where the previous one stopped (the front).
+    starting from the node pairs where the previous one stopped (the front), and skipping the
+    front pairs whose separation is still certified (``cdcore._front``: a margin from their
+    last test minus a bound on the relative motion since).
 
     Parameters
     ----------
     bvh_a, bvh_b : BVH
         Hierarchies of the same bounding-volume type (refit them freely between frames: the
-        front keeps its node pairs; a rebuild resets it).
+        front keeps its node pairs and the certificates account for the vertices' moves, which
+        the cache reads from the meshes; a rebuild resets it).
     test, realign : str, optional
         As for ``cdcore.collide``.
     enabled : bool
         False: every frame is a full traversal from the root (the same answers, for comparing).
+    certificates : bool
+        False: every front pair is tested every frame (the front alone, for comparing).
 
     Incoherent motion (random placements) makes any front a loss: the cache keeps the node tests
     of its last frame started from the root (a full traversal, ``ref``), and when a frame from
@@ -40,46 +62,95 @@ class FrontCache:
 
     ``collide(pose_a, pose_b)`` returns the ``CollisionResult`` that ``collide(..., contacts="all")``
     would (the same pairs); its ``stats.bv_tests`` counts the node tests this frame did, including
-    those of pull-up attempts. State is per object (a lock serialises calls on one object; use one
-    ``FrontCache`` per pair and thread). Per-axis scaled poses are not supported (``ValueError``).
+    those of pull-up attempts, and not the front pairs kept by their certificates: those are
+    ``last_skipped`` (and summed in ``skipped_total``). ``t_total`` is the time inside the
+    compiled call, as for ``collide``. State is per object (a lock serialises calls on one
+    object; use one ``FrontCache`` per pair and thread). Per-axis scaled poses are not supported
+    (``ValueError``).
     """
 
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None,
-                 enabled: bool = True):
+                 enabled: bool = True, certificates: bool = True):
         self._plan = _plan(bvh_a, bvh_b, test, realign)  # validates
         p = self._plan
         # all contacts, trace on: the trace rows that stop the descent are the next front
-        self._kplan = make_plan(p.kind, p.test, p.program, p.method, first=False, trace=True)
+        self._kplan = _front_plans(p.kind, p.test, p.program, p.method)
         self.bvh_a, self.bvh_b = bvh_a, bvh_b
         self.test, self.realign = test, realign
         self.enabled = bool(enabled)
+        # the motion bound's factor (``_front.seed_pass``): 1.0; negative: no certificates.
+        # Tests set 0.0 to show that an unsound bound gives wrong answers they catch.
+        self._mscale = 1.0 if certificates else -1.0
         self._lock = threading.Lock()
         self._topology = None
+        self._ring = np.zeros((K.RING, K.RING_COLS))
+        self._meta = np.zeros(K.META_LEN, dtype=np.int64)
+        self._fr = np.zeros((2, 16, FRONT_COLS), dtype=np.int32)
+        self._mg = np.zeros((2, 16, K.MG_COLS))
+        self._call = 0
+        self._spc = seconds_per_cycle()
+        self.skipped_total = 0
+        self.last_skipped = 0
+        self._side = 0
+        self._n = 1
         self.reset()
 
     def reset(self) -> None:
         """Forget the front: the next frame traverses from the root pair."""
-        self._front = _root_front()
+        self._fr[self._side, 0] = 0  # the root pair (0, 0), state zero
+        self._fr[self._side, 0, K.ST_REF] = -1  # no certificate
+        self._mg[self._side, 0, K.MG_M] = K.NO_MARGIN
+        self._n = 1
         self._ref = None  # node tests of the last frame started from the root
         self._skip = 0  # frames still to start from the root
         self._backoff = 1
+        self._since_root = 0  # frames since the last one from the root
+
+    @property
+    def _front(self) -> np.ndarray:
+        """The front's rows (k, FRONT_COLS) int32 (a copy)."""
+        return self._fr[self._side, :self._n].copy()
 
     @property
     def front(self) -> np.ndarray:
         """(k, 2) int32: the node pairs (of A, of B) where the last frame's traversal stopped."""
-        return self._front[:, :2].copy()
+        return self._fr[self._side, :self._n, :2].copy()
 
     @property
     def front_size(self) -> int:
-        return int(self._front.shape[0])
+        return int(self._n)
+
+    @property
+    def certified(self) -> int:
+        """Front pairs holding a separation certificate (skipped next frame unless the motion
+        bound has used it up)."""
+        return int(np.count_nonzero(self._fr[self._side, :self._n, K.ST_REF] >= 0))
 
     def _check_topology(self):
-        key = (self.bvh_a._I, self.bvh_b._I)
+        a, b = self.bvh_a, self.bvh_b
+        key = (a._I, b._I)
         if self._topology is None or self._topology[0] is not key[0] or self._topology[1] is not key[1]:
             self._topology = key
-            self._parA = parents(self.bvh_a._ni)
-            self._parB = parents(self.bvh_b._ni)
+            self._par = np.concatenate([parents(a._ni), parents(b._ni)])
+            self._meshes = (a.mesh, b.mesh)
             self.reset()
+
+    def _deformation(self):
+        """(D_A, D_B): the largest vertex moves of the two meshes since the last frame (0.0
+        when a mesh is the same object: a ``Mesh`` is immutable and every refit makes a new one)."""
+        (ma, mb), a, b = self._meshes, self.bvh_a.mesh, self.bvh_b.mesh
+        da = 0.0 if a is ma else float(max_displacement(ma.vertices, a.vertices))
+        db = 0.0 if b is mb else float(max_displacement(mb.vertices, b.vertices))
+        return da, db
+
+    def _grow(self) -> None:
+        """Twice the front's rows (``_front.GROW``)."""
+        cap = 2 * self._fr.shape[1]
+        fr = np.zeros((2, cap, FRONT_COLS), dtype=np.int32)
+        mg = np.zeros((2, cap, K.MG_COLS))
+        fr[:, :self._fr.shape[1]] = self._fr
+        mg[:, :self._mg.shape[1]] = self._mg
+        self._fr, self._mg = fr, mg
 
     def collide(self, pose_a, pose_b) -> CollisionResult:
         """All intersecting triangle pairs at this frame's poses (rigid (4, 4) float64, or None)."""
@@ -88,42 +159,63 @@ class FrontCache:
                            realign=self.realign)
         pa = pose_arg(pose_a, "pose_a")
         pb = pose_arg(pose_b, "pose_b")
-        plan = self._plan
         with self._lock:
-            self._check_topology()
-            if self._skip > 0:
-                self._skip -= 1
-                self._front = _root_front()
-            from_root = self._front.shape[0] == 1 and not self._front[0, :2].any()
-            a, b = self.bvh_a, self.bvh_b
-            counts = np.empty(STATUS + 1, dtype=np.int64)
-            if plan.kdop:
-                kd = kdop_query_arrays(a, b, plan.method)
-                t0 = time.perf_counter()
-                pairs, front = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._front, self._parA,
-                                                self._parB, counts, kd)
+            return self._collide(pa, pb)
+
+    def _collide(self, pa, pb) -> CollisionResult:
+        self._check_topology()
+        a, b = self.bvh_a, self.bvh_b
+        da, db = self._deformation()
+        if self._skip > 0:
+            self._skip -= 1
+            self.reset()
+        meta = self._meta
+        counts = np.empty(STATUS + 1, dtype=np.int64)
+        kd = kdop_query_arrays(a, b, self._plan.method) if self._plan.kdop else None
+        # (the call's index, input slot and front rows go as scalars, and the results come back
+        # as one list: a numpy scalar read or write costs ~0.1 us, a query ~1 us)
+        while True:
+            if kd is not None:
+                code, pairs = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr,
+                                               self._mg, self._ring, meta, counts, self._call, self._side, self._n,
+                                               da, db, self._mscale, kd)
             else:
-                t0 = time.perf_counter()
-                pairs, front = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._front, self._parA,
-                                           self._parB, counts)
-            dt = time.perf_counter() - t0
-            if counts[STATUS]:
-                raise_pose_status(int(counts[STATUS]))
-            self._front = front
-            tests = int(counts[L.CNT_BV_TESTS])
-            if from_root:
-                self._ref = tests
-            elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
-                self._skip = self._backoff
-                self._backoff = min(64, 2 * self._backoff)
-            else:
-                self._backoff = max(1, self._backoff // 2)
-        return CollisionResult(len(pairs) > 0, pairs, counts, dt)
+                code, pairs = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
+                                          self._ring, meta, counts, self._call, self._side, self._n, da, db,
+                                          self._mscale)
+            if code != _GROW:
+                break
+            self._grow()
+        if code == _BAD_POSE:
+            raise_pose_status(int(counts[STATUS]))  # nothing was changed
+        m = meta.tolist()
+        self._meshes = (a.mesh, b.mesh)
+        self._call += 1
+        self._side = 1 - self._side
+        self._n = m[K.M_NOUT]
+        self.last_skipped = m[K.M_SKIPPED]
+        self.skipped_total += self.last_skipped
+        tests = counts.item(L.CNT_BV_TESTS)
+        if m[K.M_FROM_ROOT]:
+            self._ref = tests
+            self._since_root = 0
+        elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
+            self._skip = self._backoff
+            self._backoff = min(64, 2 * self._backoff)
+        else:
+            self._backoff = max(1, self._backoff // 2)
+            self._since_root += 1
+            # Kept pairs cost no test but still a pass each frame: a front much larger than a full
+            # traversal (the bodies have moved apart, or stopped apart) is dropped. Every
+            # PROBE_EVERY frames one frame starts from the root to measure that size again.
+            if self._since_root >= PROBE_EVERY or (self._ref is not None and self._n > 2 * self._ref + 16):
+                self._skip = 1
+        return _result(len(pairs) > 0, pairs, counts, m[K.M_CYC] * self._spc)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view
         highlights."""
-        f = self._front
+        f = self._fr[self._side, :self._n]
         return np.unique(f[:, 0]), np.unique(f[:, 1])
 
 

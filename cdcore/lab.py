@@ -89,6 +89,8 @@ class FrameLog:
     queries: list = field(default_factory=list)  # link pairs queried
     contacts: list = field(default_factory=list)  # intersecting triangle pairs
     front: list = field(default_factory=list)  # front cache: front pairs summed over link pairs
+    skipped: list = field(default_factory=list)  # front cache: front pairs kept by their certificates
+    wall: list = field(default_factory=list)  # seconds of the frame's queries including Python's calls
 
     def arrays(self) -> dict:
         return {k: np.asarray(v) for k, v in self.__dict__.items()}
@@ -144,22 +146,29 @@ class MotionRun:
                   if np.linalg.norm(centres[i][la] - centres[j][lb]) <= radii[i][la] + radii[j][lb]]
         test, realign = self.config.test, self.config.realign
         best = np.inf
-        n_v = n_p = n_q = n_c = n_f = 0  # (the loop runs at least once)
+        n_v = n_p = n_q = n_c = n_f = n_s = 0  # (the loop runs at least once)
+        wall = np.inf
         # a stateless (full) run repeats the frame's queries and keeps the fastest pass: a loaded
         # machine's preemptions (10 ms spikes) would otherwise swamp the cost model
         for rep in range(1 if self.use_front else max(1, repeat)):
-            n_v = n_p = n_q = n_c = n_f = 0
+            n_v = n_p = n_q = n_c = n_f = n_s = 0
             secs = 0.0
+            w = 0.0
             for k in active:
                 i, j, la, lb = self.pairs[k]
                 ta, tb = self.trees[i][la], self.trees[j][lb]
                 pa, pb = poses[i][la], poses[j][lb]
                 if self.use_front:
                     fc = self._cache(k)
+                    t0 = time.perf_counter()
                     r = fc.collide(pa, pb)
+                    w += time.perf_counter() - t0
                     n_f += fc.front_size
+                    n_s += fc.last_skipped
                 else:
+                    t0 = time.perf_counter()
                     r = collide(ta, pa, tb, pb, test=test, contacts="all", realign=realign)
+                    w += time.perf_counter() - t0
                 if self.check:
                     ref = collide(ta, pa, tb, pb, test=test, contacts="all", realign=realign)
                     if not np.array_equal(ref.pairs, r.pairs):
@@ -178,6 +187,7 @@ class MotionRun:
                     if self.costliest is None or st.bv_tests > self.costliest[0]:
                         self.costliest = (st.bv_tests, k, pa.copy(), pb.copy())
             best = min(best, secs)
+            wall = min(wall, w)
         secs = best
         log = self.log
         log.n_v.append(n_v)
@@ -186,6 +196,8 @@ class MotionRun:
         log.queries.append(n_q)
         log.contacts.append(n_c)
         log.front.append(n_f)
+        log.skipped.append(n_s)
+        log.wall.append(wall)
 
     def busiest_pair(self):
         """(tree a, tree b, measured node tests per query with overlapping roots) of the link pair
@@ -425,13 +437,21 @@ class FrontComparison:
 
     @property
     def time_ratio(self) -> float:
-        """Median over frames of front time / full time (both measured in the same frame, so a
-        loaded machine's spikes cancel)."""
-        full = np.asarray(self.full["seconds"])
+        """Median over frames of front time / full time inside the compiled calls (both measured
+        in the same frame, so a loaded machine's spikes cancel)."""
+        return self._median_ratio("seconds")
+
+    @property
+    def wall_ratio(self) -> float:
+        """``time_ratio`` of the calls' wall-clock time, Python's part of each call included."""
+        return self._median_ratio("wall")
+
+    def _median_ratio(self, key) -> float:
+        full = np.asarray(self.full[key])
         ok = full > 0
         if not np.any(ok):
             return float("nan")
-        return float(np.median(np.asarray(self.front["seconds"])[ok] / full[ok]))
+        return float(np.median(np.asarray(self.front[key])[ok] / full[ok]))
 
 
 class FrontRun:

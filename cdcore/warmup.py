@@ -48,6 +48,8 @@ def _steps():
                     fc = cdcore.FrontCache(b, b2, test=test, realign=realign)
                     fc.collide(None, linked)
                     fc.collide(None, linked)
+                    b2.refit(b2.mesh.vertices)  # a refit between frames: the vertices' moves are measured
+                    fc.collide(None, linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
                 for order in ("depth", "best"):

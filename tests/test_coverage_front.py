@@ -1,14 +1,14 @@
 """Branches of the front cache's kernels (``cdcore._front``) the motion tests do not reach: a bad
-pose refused by the k-DOP entry (the front left as it was), and the seed pass
-(``make_seeds``) and parent table (``parents``) against a plain-Python reference on random
-fronts of real trees."""
+pose refused by the k-DOP entry (the front left as it was), and the seed pass (``seed_pass``,
+without certificates: the pull-ups alone) and parent table (``parents``) against a plain-Python
+reference on random fronts of real trees."""
 import numpy as np
 import pytest
 
 import cdcore
 from cdcore import FrontCache, build_bvh, collide
-from cdcore._front import (AGE_MIN, FR_A, FR_B, FRONT_COLS, ST_AGE, ST_FAILS, ST_WAIT, make_seeds,
-                           parents)
+from cdcore._front import (AGE_MIN, FR_A, FR_B, FRONT_COLS, MG_COLS, RING, RING_COLS, ST_AGE, ST_FAILS, ST_PULLED,
+                           ST_REF, ST_WAIT, seed_pass, parents)
 from cdcore._layout import LEFT, RIGHT
 from cdcore.transforms import make_pose, rotation_about
 
@@ -79,7 +79,23 @@ def _seeds_ref(front, parA, parB):
                 break
             merged = [pa, pb, min(r1[ST_AGE], r2[ST_AGE]), r1[ST_WAIT], max(r1[ST_FAILS], r2[ST_FAILS])]
             out[-2:] = [(merged, True)]
-    return np.array([r for r, _ in out], dtype=np.int32).reshape(-1, FRONT_COLS), np.array([m for _, m in out])
+    return np.array([r for r, _ in out], dtype=np.int32).reshape(-1, 5), np.array([m for _, m in out])
+
+
+def make_seeds(front, parA, parB):
+    """``seed_pass`` with no certificates (every row a seed): (seeds (k, 5), pulled (k,) bool)."""
+    n = len(front)
+    fin = np.zeros((n, FRONT_COLS), dtype=np.int32)
+    fin[:, :5] = front
+    fin[:, ST_REF] = -1
+    m_in = np.full((n, MG_COLS), -1.0)
+    sq = np.zeros((n, FRONT_COLS), dtype=np.int32)
+    msq = np.zeros((n, MG_COLS))
+    par = np.concatenate([parA, parB])
+    k, skipped, merges = seed_pass(fin, m_in, n, sq, msq, par, len(parA), -1.0, np.zeros((RING, RING_COLS)), 1, 1,
+                                   1e-9)
+    assert skipped == 0
+    return sq[:k, :5], sq[:k, ST_PULLED].astype(bool)
 
 
 def _full_front(niA, niB, rng, depth_a, depth_b):

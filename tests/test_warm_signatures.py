@@ -43,6 +43,8 @@ for bv, spec in cdcore.BV_TYPES.items():
             fc = cdcore.FrontCache(a, cdcore.build_bvh(other, bv=bv, split="sah"), test=test, realign=realign)
             fc.collide(pose, None)
             fc.collide(pose, None)
+            fc.bvh_b.refit(other.vertices * 0.99)
+            fc.collide(pose, None)
             q(np.eye(4), pose)
         for order in ("depth", "best"):
             for trace in (False, True):
