@@ -256,20 +256,22 @@ def refit_aabb(src, out, F, I, tri_verts):
         v[i, 2] = out[i, 2]
     for node in range(ni.shape[0] - 1, -1, -1):
         left = ni[node, LEFT]
+        # indices as unsigned integers: numba adds no negative-index wrap-around to them
+        # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
         if left < 0:  # a leaf: its first triangle's corners, then the others' (COUNT >= 1, checked)
-            s = ni[node, START]
-            p = tri_verts[s, 0]
-            q = tri_verts[s, 1]
-            r = tri_verts[s, 2]
+            s = np.uint64(ni[node, START])
+            p = np.uint64(tri_verts[s, 0])
+            q = np.uint64(tri_verts[s, 1])
+            r = np.uint64(tri_verts[s, 2])
             lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
             hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
             lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
             hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
             lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
             hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
-            for k in range(s + 1, s + ni[node, COUNT]):
+            for k in range(ni[node, START] + 1, ni[node, START] + ni[node, COUNT]):
                 for j in range(3):
-                    q = tri_verts[k, j]
+                    q = np.uint64(tri_verts[k, j])
                     lo0 = _mn(lo0, v[q, 0])
                     hi0 = _mx(hi0, v[q, 0])
                     lo1 = _mn(lo1, v[q, 1])
@@ -283,13 +285,14 @@ def refit_aabb(src, out, F, I, tri_verts):
             e1 = 0.5 * (hi1 - lo1) + pad
             e2 = 0.5 * (hi2 - lo2) + pad
         else:  # aabb.merge
-            right = ni[node, RIGHT]
-            lo0 = _mn(nf[left, C0] - nf[left, E0], nf[right, C0] - nf[right, E0])
-            hi0 = _mx(nf[left, C0] + nf[left, E0], nf[right, C0] + nf[right, E0])
-            lo1 = _mn(nf[left, C0 + 1] - nf[left, E0 + 1], nf[right, C0 + 1] - nf[right, E0 + 1])
-            hi1 = _mx(nf[left, C0 + 1] + nf[left, E0 + 1], nf[right, C0 + 1] + nf[right, E0 + 1])
-            lo2 = _mn(nf[left, C0 + 2] - nf[left, E0 + 2], nf[right, C0 + 2] - nf[right, E0 + 2])
-            hi2 = _mx(nf[left, C0 + 2] + nf[left, E0 + 2], nf[right, C0 + 2] + nf[right, E0 + 2])
+            lc = np.uint64(left)
+            rc = np.uint64(ni[node, RIGHT])
+            lo0 = _mn(nf[lc, C0] - nf[lc, E0], nf[rc, C0] - nf[rc, E0])
+            hi0 = _mx(nf[lc, C0] + nf[lc, E0], nf[rc, C0] + nf[rc, E0])
+            lo1 = _mn(nf[lc, C0 + 1] - nf[lc, E0 + 1], nf[rc, C0 + 1] - nf[rc, E0 + 1])
+            hi1 = _mx(nf[lc, C0 + 1] + nf[lc, E0 + 1], nf[rc, C0 + 1] + nf[rc, E0 + 1])
+            lo2 = _mn(nf[lc, C0 + 2] - nf[lc, E0 + 2], nf[rc, C0 + 2] - nf[rc, E0 + 2])
+            hi2 = _mx(nf[lc, C0 + 2] + nf[lc, E0 + 2], nf[rc, C0 + 2] + nf[rc, E0 + 2])
             nf[node, C0] = 0.5 * (lo0 + hi0)
             nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
             nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
