@@ -10,13 +10,21 @@ That is the default ``split`` rule (``SPLIT_MEDIAN``); the mean split and the bi
 and volume heuristics choose the plane differently (``_build_sah``), and partition the same way.
 """
 import numpy as np
-from numba import njit
+from numba import njit, types
 
-from ._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0, RIGHT,
-                      SIZE, START)
 from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
+from ._layout import (AABB_FCOLS, AABB_SIZE, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
+                      RIGHT, SIZE, START)
+from ._pack import unpack
 from .bv import aabb, obb, sphere
 from .bv.dispatch import fit_node
+from .mesh import MAX_COORD, MIN_SCALE
+
+# Every box and sphere is grown by this fraction of the mesh's coordinate scale: it
+# absorbs the few ulps by which transforming a box and transforming the triangles it
+# encloses can round apart, so a BV test never rejects a pair the exact triangle test
+# (run on the transformed vertices) would accept.
+PAD_REL = 1e-12
 
 
 @njit(cache=True)
@@ -43,8 +51,8 @@ def _split_key(kind, nodes_f, node, axis, verts, faces, f):
 def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1, pts_m2, tri_area,
                nodes_f, nodes_i, prim_order, depth):
     """Build the hierarchy into caller-provided arrays of ``2 m - 1`` rows (``nodes_f`` zeroed;
-    a packed tree's own views, so nothing is copied afterwards) with the split rule ``split``
-    (``_build_sah.SPLIT_*``). Returns the node count."""
+    a packed tree's own views, so nothing is copied afterwards; AABB trees: compact rows, no
+    axes) with the split rule ``split`` (``_build_sah.SPLIT_*``). Returns the node count."""
     m = faces.shape[0]
     cap = 2 * m - 1
     for i in range(cap):
@@ -72,7 +80,6 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
         start = nodes_i[node, START]
         count = nodes_i[node, COUNT]
         if kind == KIND_AABB:  # the hot, simple case stays inline (measured 1.4x faster)
-            aabb.set_identity_axes(nodes_f, node)
             aabb.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
         else:
             fit_node(kind, nodes_f, node, verts, faces, prim_order, start, count, pad,
@@ -94,7 +101,10 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
         if split != SPLIT_MEDIAN:
             for d in range(3):
                 for r in range(3):
-                    dirs[d, r] = nodes_f[node, R0 + 3 * r + d]
+                    if kind == KIND_AABB:  # compact rows: the axes are the identity
+                        dirs[d, r] = 1.0 if d == r else 0.0
+                    else:
+                        dirs[d, r] = nodes_f[node, R0 + 3 * r + d]
             if split == SPLIT_MEAN:
                 delta = mean_key(dirs, axis, verts, faces, prim_order, start, count)
             else:
@@ -174,3 +184,124 @@ def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad):
                 sphere.merge(nodes_f, node, left, right)
         if kind == KIND_SPHERE:
             nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
+
+
+@njit(cache=True, inline='always')
+def _mn(a, b):
+    return a if a < b else b  # a select, not a branch: refit's coordinates are in no order
+
+
+@njit(cache=True, inline='always')
+def _mx(a, b):
+    return a if a > b else b
+
+
+# one explicit signature: the new vertices may be read-only (a Mesh's own), the rest is the
+# tree's (its pack and its faces in primitive order)
+_RO2 = types.Array(types.float64, 2, "C", readonly=True)
+SIG_REFIT_AABB = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], types.int32[::1],
+                             types.int32[:, ::1])
+
+
+@njit(SIG_REFIT_AABB, cache=True, nogil=True)
+def refit_aabb(src, out, F, I, tri_verts):
+    """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
+
+    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) while summing ``x - x`` over
+       every coordinate (0 when all are finite, NaN otherwise) and taking the bounds; a
+       non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
+       range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
+    2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
+       vertices := ``out``;
+    3. one reverse sweep over the nodes (children come after their parents): a leaf's box from
+       its triangles' corners, read once through ``tri_verts`` (the faces in primitive order,
+       so a leaf reads its own rows and not ``prim_order`` then ``faces``), a parent's the merge
+       of its children's. The arithmetic of ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``,
+       so the boxes equal ``refit_tree``'s bit for bit.
+
+    The rows are compact (56 bytes: centre, half-extents, SIZE), so the sweep writes whole
+    rows: it streams memory (issue 15: the same sweep over 160-byte rows was 3-5x slower).
+    Returns 0 when done."""
+    nf, ni, po, v, f = unpack(F, I)
+    n = src.shape[0]
+    if (src.shape[1] != 3 or out.shape[0] != n or out.shape[1] != 3 or v.shape[0] != n
+            or tri_verts.shape[0] != po.shape[0] or tri_verts.shape[1] != 3 or nf.shape[1] != AABB_FCOLS):
+        raise ValueError("refit_aabb: arrays of another tree or mesh")
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    acc = 0.0
+    for i in range(n):
+        x = src[i, 0]
+        y = src[i, 1]
+        z = src[i, 2]
+        out[i, 0] = x
+        out[i, 1] = y
+        out[i, 2] = z
+        acc += (x - x) + (y - y) + (z - z)  # inf - inf and NaN are NaN, and NaN sticks
+        lo0 = _mn(lo0, x)
+        hi0 = _mx(hi0, x)
+        lo1 = _mn(lo1, y)
+        hi1 = _mx(hi1, y)
+        lo2 = _mn(lo2, z)
+        hi2 = _mx(hi2, z)
+    if acc != 0.0:
+        return 1
+    big = max(max(abs(lo0), max(abs(lo1), abs(lo2))), max(abs(hi0), max(abs(hi1), abs(hi2))))
+    if big > MAX_COORD or 0.0 < big < MIN_SCALE:
+        return 2
+    pad = PAD_REL * (big + max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2)))
+    for i in range(n):
+        v[i, 0] = out[i, 0]
+        v[i, 1] = out[i, 1]
+        v[i, 2] = out[i, 2]
+    for node in range(ni.shape[0] - 1, -1, -1):
+        left = ni[node, LEFT]
+        # indices as unsigned integers: numba adds no negative-index wrap-around to them
+        # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
+        if left < 0:  # a leaf: its first triangle's corners, then the others' (COUNT >= 1, checked)
+            s = np.uint64(ni[node, START])
+            p = np.uint64(tri_verts[s, 0])
+            q = np.uint64(tri_verts[s, 1])
+            r = np.uint64(tri_verts[s, 2])
+            lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
+            hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
+            lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
+            hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
+            lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
+            hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
+            for k in range(ni[node, START] + 1, ni[node, START] + ni[node, COUNT]):
+                for j in range(3):
+                    q = np.uint64(tri_verts[k, j])
+                    lo0 = _mn(lo0, v[q, 0])
+                    hi0 = _mx(hi0, v[q, 0])
+                    lo1 = _mn(lo1, v[q, 1])
+                    hi1 = _mx(hi1, v[q, 1])
+                    lo2 = _mn(lo2, v[q, 2])
+                    hi2 = _mx(hi2, v[q, 2])
+            nf[node, C0] = 0.5 * (lo0 + hi0)  # aabb.write_minmax
+            nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
+            nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
+            e0 = 0.5 * (hi0 - lo0) + pad
+            e1 = 0.5 * (hi1 - lo1) + pad
+            e2 = 0.5 * (hi2 - lo2) + pad
+        else:  # aabb.merge
+            lc = np.uint64(left)
+            rc = np.uint64(ni[node, RIGHT])
+            lo0 = _mn(nf[lc, C0] - nf[lc, E0], nf[rc, C0] - nf[rc, E0])
+            hi0 = _mx(nf[lc, C0] + nf[lc, E0], nf[rc, C0] + nf[rc, E0])
+            lo1 = _mn(nf[lc, C0 + 1] - nf[lc, E0 + 1], nf[rc, C0 + 1] - nf[rc, E0 + 1])
+            hi1 = _mx(nf[lc, C0 + 1] + nf[lc, E0 + 1], nf[rc, C0 + 1] + nf[rc, E0 + 1])
+            lo2 = _mn(nf[lc, C0 + 2] - nf[lc, E0 + 2], nf[rc, C0 + 2] - nf[rc, E0 + 2])
+            hi2 = _mx(nf[lc, C0 + 2] + nf[lc, E0 + 2], nf[rc, C0 + 2] + nf[rc, E0 + 2])
+            nf[node, C0] = 0.5 * (lo0 + hi0)
+            nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
+            nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
+            e0 = 0.5 * (hi0 - lo0)
+            e1 = 0.5 * (hi1 - lo1)
+            e2 = 0.5 * (hi2 - lo2)
+        nf[node, E0] = e0
+        nf[node, E0 + 1] = e1
+        nf[node, E0 + 2] = e2
+        m = 1e-3 * _mx(e0, _mx(e1, e2))  # aabb.box_size (with selects: ~8 % faster here)
+        nf[node, AABB_SIZE] = 8.0 * (e0 + m) * (e1 + m) * (e2 + m)
+    return 0

@@ -45,7 +45,7 @@ from ._kdop_traverse import QF_PAD, QF_TROW, QI_COLS, no_kdop_arrays, prepare_qu
 from ._layout import (AXIS_SPHERE, BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
                       CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, KIND_AABB, LEFT, N_COUNTERS, N_STATE, N_STATS,
                       OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, P_AXES, P_EXACT, P_FIRST, P_KIND,
-                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SIZE, SPLIT_A, SPLIT_B,
+                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SPLIT_A, SPLIT_B,
                       SPLIT_NONE, SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
                       TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS, W_BOX, W_CYC, W_FIXED,
                       W_R, W_STATE, W_STATUS, W_T)
@@ -61,8 +61,9 @@ POSE_A_BAD = 10
 POSE_B_BAD = 20
 POSE_SHAPE = 4  # a pose's problem code beyond ``_pose_problem``'s: not of shape (4, 4)
 
-#: one hierarchy inside the kernels: nodes_f (n, N_FCOLS) float64, nodes_i (n, N_ICOLS) int32,
-#: prim_order (m,) int32, vertices (nv, 3) float64, faces (m, 3) int32 (all C-contiguous, writable)
+#: one hierarchy inside the kernels: nodes_f (n, N_FCOLS) float64 (AABB trees: (n, AABB_FCOLS), their
+#: compact rows), nodes_i (n, N_ICOLS) int32, prim_order (m,) int32, vertices (nv, 3) float64,
+#: faces (m, 3) int32 (all C-contiguous, writable)
 Tree = namedtuple("Tree", ("nf", "ni", "po", "v", "f"))
 #: a traversal's working memory: pairs (cap, 2) int32, trace (cap, TRACE_COLS) int32, stack
 #: (height_a + height_b + 2, 2) int32, counters (N_STATS,) int64, state (N_STATE,) int64 (ST_*),
@@ -244,6 +245,8 @@ def _walk(mode, plan, R, t, A, B, K, buf):
     niA = A.ni
     nfB = B.nf
     niB = B.ni
+    szA = nfA.shape[1] - 1  # SIZE: the last column of full and compact (AABB) rows alike
+    szB = nfB.shape[1] - 1
     pairs = buf.pairs
     trace = buf.trace
     stack = buf.stack
@@ -310,7 +313,7 @@ def _walk(mode, plan, R, t, A, B, K, buf):
             else:
                 outcome = OUT_LEAF_MISS
                 counters[CNT_FALSE] += 1
-        elif descend_a(leaf_a, leaf_b, nfA[a, SIZE], nfB[b, SIZE]):
+        elif descend_a(leaf_a, leaf_b, nfA[a, szA], nfB[b, szB]):
             split = SPLIT_A
             stack[sp, 0] = niA[a, RIGHT]
             stack[sp, 1] = b

@@ -67,7 +67,7 @@ from ._cycles import read_cycles
 from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query
 from ._layout import (BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK, CNT_PRIM_CYCLES,
                       CNT_PRIM_TESTS, COUNT, DONE, KDOP_KINDS, KIND_AABB, KIND_KDOP6, KIND_KDOP26, KIND_OBB,
-                      KIND_OBB_SPHERE, KIND_SPHERE, LEFT, N_COUNTERS, RIGHT, SIZE, START)
+                      KIND_OBB_SPHERE, KIND_SPHERE, LEFT, N_COUNTERS, RIGHT, START)
 from ._pack import unpack
 from ._tridist import _tri_dist, tri_plane_bound
 from .bv.bounds import (AXIS_CENTRE, AXIS_FACES_A, AXIS_FACES_B, AXIS_SPHERE, AXIS_TRI_PLANE_A,  # noqa: F401
@@ -333,7 +333,8 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
             continue
         if trace_on:
             n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_EXPANDED, -1, lb, np.nan)
-        split_a = descend_a(leaf_a, leaf_b, nfA[a, SIZE], nfB[b, SIZE])  # the core's descend rule
+        # the core's descend rule; SIZE is the last column of full and compact (AABB) rows alike
+        split_a = descend_a(leaf_a, leaf_b, nfA[a, nfA.shape[1] - 1], nfB[b, nfB.shape[1] - 1])
         if split_a:
             a1 = niA[a, LEFT]
             a2 = niA[a, RIGHT]

@@ -11,6 +11,12 @@ so a refit is one reverse loop -- van den Bergen 1998, section 4):
     box centre (3), box half-extents (3), box axes (9, row-major 3x3 matrix whose *columns* are
     the box axes, sorted by decreasing extent for oriented boxes), sphere centre (3), sphere
     radius (1), SIZE (1): the volume used to choose which node to descend (section 3).
+
+AABB trees keep compact rows inside their pack (``AABB_FCOLS`` columns: box centre, half-extents,
+SIZE; 56 bytes instead of 160), since their axes are the identity and they have no sphere: a
+refit then writes whole rows and streams memory (issue 15: 160-byte rows cost 3-5x).
+``BVH.nodes_f`` still shows the full ``N_FCOLS`` rows. SIZE is the last column of both row
+layouts, so a kernel reads it as ``nf[node, nf.shape[1] - 1]`` whatever the layout.
 """
 
 # nodes_i columns
@@ -28,6 +34,10 @@ S0 = 15  # sphere centre at 15..17
 SR = 18  # sphere radius
 SIZE = 19
 N_FCOLS = 20
+# AABB trees' compact rows: C0 and E0 as above, then SIZE
+AABB_SIZE = 6
+AABB_FCOLS = 7
+assert SIZE == N_FCOLS - 1 and AABB_SIZE == AABB_FCOLS - 1  # SIZE is always the last column
 
 # bounding-volume kinds
 KIND_AABB = 0
@@ -41,6 +51,11 @@ KIND_KDOP14 = 5
 KIND_KDOP18 = 6
 KIND_KDOP26 = 7
 KDOP_KINDS = (KIND_KDOP6, KIND_KDOP14, KIND_KDOP18, KIND_KDOP26)
+
+
+def fcols(kind: int) -> int:
+    """Columns of a packed tree's float rows: compact for AABB trees."""
+    return AABB_FCOLS if kind == KIND_AABB else N_FCOLS
 
 # overlap tests
 TEST_SAT15 = 0

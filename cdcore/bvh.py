@@ -4,22 +4,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout as L
-from ._build import build_into, refit_tree
+from ._build import PAD_REL, build_into, refit_aabb, refit_tree
 from ._build_sah import SPLITS
 from ._kdop import build_kdop_arrays, refit_kdop
 from ._pack import H_HEIGHT, H_LEAF_CAP, finish_header, new_pack, pack_arrays, views
 from .bv import BV_TYPES
 from .bv.obb import triangle_moments
-from .mesh import Mesh
-
-# Every box and sphere is grown by this fraction of the mesh's coordinate scale: it
-# absorbs the few ulps by which transforming a box and transforming the triangles it
-# encloses can round apart, so a BV test never rejects a pair the exact triangle test
-# (run on the transformed vertices) would accept.
-PAD_REL = 1e-12
-
+from .mesh import Mesh, as_vertices
 
 def _pad(vertices: np.ndarray) -> float:
+    """The pad of every volume (``_build.PAD_REL`` times the coordinate scale)."""
     lo, hi = _bounds(vertices)
     return PAD_REL * float(max(np.abs(lo).max(), np.abs(hi).max()) + (hi - lo).max())
 
@@ -42,7 +36,10 @@ class BVH:
         ``"aabb"``, ``"obb"``, ``"sphere"`` or ``"obb_sphere"``.
     nodes_f : (n, 20) float64, read-only
         Per node: box centre, half-extents, axes (3x3 row-major, axes are columns), sphere
-        centre and radius, size. See ``cdcore._layout``.
+        centre and radius, size. See ``cdcore._layout``. AABB trees keep compact rows (box
+        and size only) for the kernels: their ``nodes_f`` is those rows spelled out (identity
+        axes, no sphere), made when first read after a build or refit (a copy: read it again
+        after a refit). ``box_centers()``/``box_extents()`` read the rows without a copy.
     nodes_i : (n, 4) int32, read-only
         Per node: left child, right child (-1: leaf), start and count into ``prim_order``.
     prim_order : (m,) int32, read-only
@@ -88,7 +85,9 @@ class BVH:
         # writable views for the build/refit kernels; the public ones are read-only, since a
         # child index written from outside could send a query kernel out of bounds
         self._nf, self._ni, self._po, self._v, self._f = views(F, I)
-        self.nodes_f, self.nodes_i, self.prim_order = (_read_only(a) for a in (self._nf, self._ni, self._po))
+        self._nodes_f, self.nodes_i, self.prim_order = (_read_only(a) for a in (self._nf, self._ni, self._po))
+        self._full_f = None  # AABB trees: nodes_f spelled out, made when first read
+        self._tri_verts = None  # AABB trees: the faces in primitive order, made at the first refit
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
@@ -148,12 +147,34 @@ class BVH:
 
         vertices : (n, 3) float64, same count as the mesh's.
         """
+        if self.kind == L.KIND_AABB:
+            self._refit_aabb(vertices)
+            return
         self.mesh = self.mesh.with_vertices(vertices)
         self._v[:] = self.mesh.vertices
+        self._scaled_cache = None  # the scaled copy holds the old boxes
         if self.kdop is not None:
             refit_kdop(self, _pad(self.mesh.vertices))
             return
         refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v))
+
+    def _refit_aabb(self, vertices) -> None:
+        """AABB trees: validation, copies, pad and refit in one compiled call (``refit_aabb``)."""
+        src = vertices
+        if not (type(src) is np.ndarray and src.dtype == np.float64 and src.ndim == 2
+                and src.flags.c_contiguous and src.shape == self._v.shape):
+            src = as_vertices(vertices)  # converts, or raises what is wrong
+            if src.shape != self._v.shape:
+                raise ValueError(f"vertices: expected shape {self._v.shape} (same topology), got {src.shape}")
+        if self._tri_verts is None:
+            self._tri_verts = np.ascontiguousarray(self._f[self._po])
+        out = np.empty(self._v.shape)
+        if refit_aabb(src, out, self._F, self._I, self._tri_verts):  # the tree is untouched
+            as_vertices(src)  # non-finite or out-of-range coordinates: raises, naming them
+            raise ValueError("vertices: NaN, infinite or out-of-range coordinates")
+        self.mesh = self.mesh._same_faces(out)
+        self._full_f = None
+        self._scaled_cache = None
 
     def rebuild(self, vertices=None) -> None:
         """Build the hierarchy anew (optionally for new vertex positions)."""
@@ -188,11 +209,27 @@ class BVH:
         out._v[:] = out.mesh.vertices
         e = out._nf[:, L.E0:L.E0 + 3]
         m = 1e-3 * e.max(axis=1)  # aabb.box_size: the descend volume of the scaled boxes
-        out._nf[:, L.SIZE] = 8.0 * (e[:, 0] + m) * (e[:, 1] + m) * (e[:, 2] + m)
+        out._nf[:, -1] = 8.0 * (e[:, 0] + m) * (e[:, 1] + m) * (e[:, 2] + m)  # SIZE: the last column
         self._scaled_cache = (key, out, self._F)
         return out
 
     # ---- inspection ---------------------------------------------------------------
+    @property
+    def nodes_f(self) -> np.ndarray:
+        """(n, N_FCOLS) float64, read-only (see the class docstring)."""
+        if self.kind != L.KIND_AABB:
+            return self._nodes_f
+        full = self._full_f
+        if full is None:
+            nf = self._nf
+            full = np.zeros((len(nf), L.N_FCOLS))
+            full[:, L.C0:L.E0 + 3] = nf[:, L.C0:L.E0 + 3]
+            full[:, L.R0] = full[:, L.R0 + 4] = full[:, L.R0 + 8] = 1.0
+            full[:, L.SIZE] = nf[:, L.AABB_SIZE]
+            full.flags.writeable = False
+            self._full_f = full
+        return full
+
     @property
     def n_nodes(self) -> int:
         return self.nodes_i.shape[0]
@@ -215,13 +252,15 @@ class BVH:
         return self.prim_order[s:s + c]
 
     def box_centers(self) -> np.ndarray:
-        return self.nodes_f[:, L.C0:L.C0 + 3]
+        return self._nodes_f[:, L.C0:L.C0 + 3]
 
     def box_extents(self) -> np.ndarray:
-        return self.nodes_f[:, L.E0:L.E0 + 3]
+        return self._nodes_f[:, L.E0:L.E0 + 3]
 
     def box_axes(self) -> np.ndarray:
         """(n, 3, 3): columns are the box axes."""
+        if self.kind == L.KIND_AABB:
+            return np.broadcast_to(np.eye(3), (self.n_nodes, 3, 3))  # read-only
         return self.nodes_f[:, L.R0:L.R0 + 9].reshape(-1, 3, 3)
 
     def sphere_centers(self) -> np.ndarray:

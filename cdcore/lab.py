@@ -139,9 +139,9 @@ class MotionRun:
                 trees[0].refit(sb.vertices(frame))
             lp = np.asarray(sb.link_poses[frame], dtype=np.float64)
             poses.append(lp)
-            c = np.array([t.nodes_f[0, L.C0:L.C0 + 3] for t in trees])
+            c = np.array([t.box_centers()[0] for t in trees])  # no copy of an AABB tree's rows
             centres.append(np.einsum("lij,lj->li", lp[:, :3, :3], c) + lp[:, :3, 3])
-            radii.append(np.array([np.linalg.norm(t.nodes_f[0, L.E0:L.E0 + 3]) for t in trees]))
+            radii.append(np.array([np.linalg.norm(t.box_extents()[0]) for t in trees]))
         active = [k for k, (i, j, la, lb) in enumerate(self.pairs)
                   if np.linalg.norm(centres[i][la] - centres[j][lb]) <= radii[i][la] + radii[j][lb]]
         test, realign = self.config.test, self.config.realign

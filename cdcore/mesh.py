@@ -130,6 +130,11 @@ class Mesh:
         v = as_vertices(vertices)
         if v.shape != self.vertices.shape:
             raise ValueError(f"vertices: expected shape {self.vertices.shape} (same topology), got {v.shape}")
+        return self._same_faces(v)
+
+    def _same_faces(self, v: np.ndarray) -> "Mesh":
+        """This topology with the vertices ``v``, taken as they are: a validated (n, 3) finite
+        float64 C-contiguous array of the same shape that nobody else holds (made read-only)."""
         out = object.__new__(Mesh)
         v.flags.writeable = False
         object.__setattr__(out, "vertices", v)

@@ -2,12 +2,14 @@
 
 An AABB is stored in the box columns of a node row with identity axes; merging the
 boxes of two children gives exactly the box of their union (section 4), which is
-why refit is exact for AABB trees.
+why refit is exact for AABB trees. ``fit_prims`` and ``merge`` write the box columns and
+SIZE, the row's last column: they serve full rows and an AABB tree's compact rows
+(``_layout.AABB_FCOLS``) alike.
 """
 import numpy as np
 from numba import njit
 
-from .._layout import C0, E0, R0, SIZE
+from .._layout import C0, E0, R0
 
 
 @njit(cache=True)
@@ -47,7 +49,7 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
             hi2 = max(hi2, z)
     # axes are set once at build (set_identity_axes); a refit leaves them alone
     write_minmax(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad)
-    nodes_f[node, SIZE] = box_size(nodes_f, node)
+    nodes_f[node, nodes_f.shape[1] - 1] = box_size(nodes_f, node)  # SIZE: the last column
 
 
 @njit(cache=True)
@@ -60,7 +62,7 @@ def merge(nodes_f, node, left, right):
                  nodes_f[right, C0 + d] + nodes_f[right, E0 + d])
         nodes_f[node, C0 + d] = 0.5 * (lo + hi)
         nodes_f[node, E0 + d] = 0.5 * (hi - lo)
-    nodes_f[node, SIZE] = box_size(nodes_f, node)
+    nodes_f[node, nodes_f.shape[1] - 1] = box_size(nodes_f, node)  # SIZE: the last column
 
 
 @njit(cache=True)
