@@ -92,10 +92,11 @@ from numba import njit
 from ._core import Buffers, KdopQuery, _kdop_query, _sort_pairs, pose_status, traverse, trees
 from ._cycles import read_cycles
 from ._layout import (C0, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
-                      P_TEST, R0, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
+                      P_TEST, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
                       TR_A, TR_AXIS, TR_B, TR_OUTCOME, TRACE_COLS)
 from ._pack import H_HEIGHT, H_LEAF_CAP, c_view
 from ._pairjit import pair_njit
+from .bv.aabb import box_axis
 from .transforms import _relative_transform
 
 AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
@@ -291,17 +292,18 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     wx = R[0, 0] * nfB[b, C0] + R[0, 1] * nfB[b, C0 + 1] + R[0, 2] * nfB[b, C0 + 2] + t[0] - nfA[a, C0]
     wy = R[1, 0] * nfB[b, C0] + R[1, 1] * nfB[b, C0 + 1] + R[1, 2] * nfB[b, C0 + 2] + t[1] - nfA[a, C0 + 1]
     wz = R[2, 0] * nfB[b, C0] + R[2, 1] * nfB[b, C0 + 1] + R[2, 2] * nfB[b, C0 + 2] + t[2] - nfA[a, C0 + 2]
-    # A's axes are the columns of its R0 block: UA[r][i] = nfA[a, R0 + 3 r + i]
-    tx = nfA[a, R0] * wx + nfA[a, R0 + 3] * wy + nfA[a, R0 + 6] * wz
-    ty = nfA[a, R0 + 1] * wx + nfA[a, R0 + 4] * wy + nfA[a, R0 + 7] * wz
-    tz = nfA[a, R0 + 2] * wx + nfA[a, R0 + 5] * wy + nfA[a, R0 + 8] * wz
+    # A's axes are the columns of its R0 block: UA[r][i] = nfA[a, R0 + 3 r + i] (``box_axis``: the
+    # identity for an AABB tree's compact rows, which have no axes columns)
+    tx = box_axis(nfA, a, 0) * wx + box_axis(nfA, a, 3) * wy + box_axis(nfA, a, 6) * wz
+    ty = box_axis(nfA, a, 1) * wx + box_axis(nfA, a, 4) * wy + box_axis(nfA, a, 7) * wz
+    tz = box_axis(nfA, a, 2) * wx + box_axis(nfA, a, 5) * wy + box_axis(nfA, a, 8) * wz
     for j in range(3):
         # R UB_j in A's model frame, then in A's box frame
-        ux = R[0, 0] * nfB[b, R0 + j] + R[0, 1] * nfB[b, R0 + 3 + j] + R[0, 2] * nfB[b, R0 + 6 + j]
-        uy = R[1, 0] * nfB[b, R0 + j] + R[1, 1] * nfB[b, R0 + 3 + j] + R[1, 2] * nfB[b, R0 + 6 + j]
-        uz = R[2, 0] * nfB[b, R0 + j] + R[2, 1] * nfB[b, R0 + 3 + j] + R[2, 2] * nfB[b, R0 + 6 + j]
+        ux = R[0, 0] * box_axis(nfB, b, j) + R[0, 1] * box_axis(nfB, b, 3 + j) + R[0, 2] * box_axis(nfB, b, 6 + j)
+        uy = R[1, 0] * box_axis(nfB, b, j) + R[1, 1] * box_axis(nfB, b, 3 + j) + R[1, 2] * box_axis(nfB, b, 6 + j)
+        uz = R[2, 0] * box_axis(nfB, b, j) + R[2, 1] * box_axis(nfB, b, 3 + j) + R[2, 2] * box_axis(nfB, b, 6 + j)
         for i in range(3):
-            c[i, j] = nfA[a, R0 + i] * ux + nfA[a, R0 + 3 + i] * uy + nfA[a, R0 + 6 + i] * uz
+            c[i, j] = box_axis(nfA, a, i) * ux + box_axis(nfA, a, 3 + i) * uy + box_axis(nfA, a, 6 + i) * uz
     ea0 = nfA[a, E0]
     ea1 = nfA[a, E0 + 1]
     ea2 = nfA[a, E0 + 2]

@@ -5,9 +5,10 @@ decides. Used for links made of exact primitives (``articulated.primlinks``)."""
 import numpy as np
 from numba import njit
 
-from ._layout import C0, COUNT, E0, LEFT, R0, START
+from ._layout import C0, COUNT, E0, LEFT, START
 from ._overlap import ABS_EPS
 from ._prim import TRIANGLE, prim_triangle_distance, shapes_intersect
+from .bv.aabb import box_axis
 
 
 @njit(cache=True)
@@ -26,7 +27,7 @@ def _box_box_separated(ac, aR, ae, nf, node):
         ux, uy, uz = aR[0, r], aR[1, r], aR[2, r]
         T[r] = ux * d0 + uy * d1 + uz * d2
         for c in range(3):
-            v = ux * nf[node, R0 + c] + uy * nf[node, R0 + 3 + c] + uz * nf[node, R0 + 6 + c]
+            v = ux * box_axis(nf, node, c) + uy * box_axis(nf, node, 3 + c) + uz * box_axis(nf, node, 6 + c)
             C[r, c] = v
             AC[r, c] = abs(v) + ABS_EPS
     be0, be1, be2 = nf[node, E0], nf[node, E0 + 1], nf[node, E0 + 2]
@@ -170,11 +171,11 @@ def link_pairs_prims(pairs, poses_a, poses_b,
 def _ball_box_gap(c, r, nf, node):
     """A lower bound on the distance from anything in the ball (centre c, radius r) to
     anything in the node's box: |c - box point nearest to c| - r (the box's axes are the
-    columns of its R0 block; an AABB's are the identity), 0 when they meet."""
+    columns of its R0 block; an AABB's are the identity: ``box_axis``), 0 when they meet."""
     dd = 0.0
     for k in range(3):
-        x = ((c[0] - nf[node, C0]) * nf[node, R0 + k] + (c[1] - nf[node, C0 + 1]) * nf[node, R0 + 3 + k]
-             + (c[2] - nf[node, C0 + 2]) * nf[node, R0 + 6 + k])
+        x = ((c[0] - nf[node, C0]) * box_axis(nf, node, k) + (c[1] - nf[node, C0 + 1]) * box_axis(nf, node, 3 + k)
+             + (c[2] - nf[node, C0 + 2]) * box_axis(nf, node, 6 + k))
         e = abs(x) - nf[node, E0 + k]
         if e > 0.0:
             dd += e * e

@@ -12,6 +12,16 @@ from numba import njit
 from .._layout import C0, E0, R0
 
 
+@njit(cache=True, inline='always')
+def box_axis(nodes_f, node, k):
+    """Entry k (row-major, ``R0 + k``) of a node box's axes block, for readers that serve
+    every row layout: an AABB tree's compact rows (``_layout.AABB_FCOLS``) have no axes
+    columns, their axes are the identity (reading ``R0`` there would leave the row)."""
+    if nodes_f.shape[1] > R0 + 8:
+        return nodes_f[node, R0 + k]
+    return 1.0 if k == 0 or k == 4 or k == 8 else 0.0
+
+
 @njit(cache=True)
 def set_identity_axes(nodes_f, node):
     for r in range(3):
