@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._layout import C0, E0, R0
+from .._layout import C0, E0, N_FCOLS, R0
 from ..bvh import BVH, build_bvh
 from ..bv.obb import triangle_moments
 from ..mesh import Mesh
@@ -88,8 +88,7 @@ class ArticulatedBody:
         self.bvhs: list[BVH] = [build_bvh(ln.mesh, mesh_bv, leaf_size) for ln in links]
         self._pack()
         if L == 1:  # share the single link's arrays (a deforming link refits in place)
-            b = self.bvhs[0]
-            self.nodes_f, self.nodes_i, self.prim_order = b.nodes_f, b.nodes_i, b.prim_order
+            self._share(self.bvhs[0])
         self._leaf_volumes()
         from .hierarchy import build_topology
         self.tree = build_topology(self.parents)
@@ -177,6 +176,16 @@ class ArticulatedBody:
                 self.moments[i, 1:4] = p1.sum(axis=0)
                 self.moments[i, 4:10] = p2.sum(axis=0)
 
+    def _share(self, bvh) -> None:
+        """A one-link body's packed arrays are its hierarchy's own, as the kernels take them:
+        writeable (numba types a read-only array as another type, so the public read-only
+        views compiled the traversal core once more per combination, ~5 min each: issue 15)
+        and in full rows (an AABB tree's compact rows are spelled out: a copy, refreshed by
+        ``set_link_vertices``)."""
+        full = bvh._nf.shape[1] == N_FCOLS
+        self.nodes_f = bvh._nf if full else np.array(bvh.nodes_f)
+        self.nodes_i, self.prim_order, self.vertices = bvh._ni, bvh._po, bvh._v
+
     def set_link_vertices(self, i: int, vertices, rebuild: bool = False) -> None:
         """Deform link ``i``: refit (or rebuild) its mesh hierarchy to ``vertices`` (n, 3)
         and refresh the packed arrays and its leaf box (the refitted root box)."""
@@ -185,9 +194,8 @@ class ArticulatedBody:
             bvh.rebuild(vertices)
         else:
             bvh.refit(vertices)
-        if self.n_links == 1:  # share the arrays, no copy
-            self.nodes_f, self.nodes_i, self.prim_order = bvh.nodes_f, bvh.nodes_i, bvh.prim_order
-            self.vertices = bvh.mesh.vertices
+        if self.n_links == 1:  # share the arrays
+            self._share(bvh)
             self.max_height = bvh.height
         else:
             if bvh.n_nodes != self.node_off[i + 1] - self.node_off[i]:
