@@ -417,3 +417,34 @@ def test_screenshot_not_blank(chains):
         assert orange.sum() > 20
     finally:
         p.close()
+
+
+def test_rigid_single_link_mesh_is_posed_by_its_actor_matrix(plotter):
+    """A rigid one-link body keeps its points in the link frame (nothing re-sent to the GL per
+    frame); the actor's matrix is the pose, so the drawn vertices are the posed mesh. Passing
+    vertices (a deformed shape) writes world points and resets the matrix, and back."""
+    s = Session()
+    s.load_scene("rigid-torus", frames=40)
+    sb = s.scene.bodies[1]
+    assert sb.body.n_links == 1 and not sb.deforming
+    layer = BodyMeshLayer(plotter, 1, sb)
+    assert layer.rigid
+    v0 = np.asarray(sb.body.links[0].mesh.vertices, dtype=np.float64)
+    addr = layer.polydata.GetPoints().GetData().GetVoidPointer(0)
+    mtime = layer.polydata.GetPoints().GetMTime()
+    for frame in (3, 29):
+        P = sb.link_poses[frame][0]
+        layer.update(sb.link_poses[frame])
+        np.testing.assert_allclose(layer.polydata.points, v0, atol=1e-5)  # untouched, link frame
+        np.testing.assert_allclose(layer.world_points(), v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+        M = layer.actor.GetMatrix()
+        np.testing.assert_allclose([[M.GetElement(r, c) for c in range(4)] for r in range(4)], P, atol=1e-12)
+    assert layer.polydata.GetPoints().GetMTime() == mtime
+    assert layer.polydata.GetPoints().GetData().GetVoidPointer(0) == addr
+    P = sb.link_poses[7][0]
+    shape = v0 * 1.5
+    layer.update(sb.link_poses[7], vertices=shape)
+    np.testing.assert_allclose(layer.polydata.points, shape @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+    np.testing.assert_allclose(layer.world_points(), shape @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+    layer.update(sb.link_poses[7])
+    np.testing.assert_allclose(layer.world_points(), v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)

@@ -3,8 +3,10 @@
 All links' triangles are concatenated once (faces constant); every frame the points are
 rewritten from the link-frame vertices: ``R_l v + t_l`` for each link l, vectorised over
 all vertices (one matmul per link over its precomputed vertex range), or,
-for a deforming body, from its current vertices. Colour is a per-triangle RGB cell array
-(the body colour, with optional contact-triangle highlights).
+for a deforming body, from its current vertices. A body of one rigid link is not rewritten
+at all: its points stay in the link frame and the pose is the actor's matrix (a 4x4 uniform
+instead of re-sending the mesh to OpenGL every frame). Colour is a per-triangle RGB cell
+array (the body colour, with optional contact-triangle highlights).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ class BodyMeshLayer:
     """The mesh of scene body ``body_index`` (a ``cdcore.scenes.SceneBody``).
 
     ``update(link_poses, vertices=None)``: ``link_poses`` (L, 4, 4) world poses of the
-    links at this frame (``scene_body.link_poses[frame]``); ``vertices`` (V, 3) optional
+    links at this frame (a rigid single-link body keeps its points in the link frame and is
+    posed by the actor's matrix: ``world_points()`` gives the drawn vertices) (``scene_body.link_poses[frame]``); ``vertices`` (V, 3) optional
     link-frame vertices of all links concatenated (a deforming body's current shape). When
     omitted, the body's own current vertices are used (``body.vertices``, which cdcore
     refreshes when a deforming link is refitted).
@@ -52,6 +55,12 @@ class BodyMeshLayer:
         self._highlighted = np.zeros(len(faces), dtype=bool)
         self.actor = plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell", opacity=opacity,
                                       show_edges=show_edges, name=self.name, reset_camera=False, pickable=True)
+        from vtkmodules.vtkCommonMath import vtkMatrix4x4
+        #: a single rigid link is posed by the actor's matrix; other bodies by their points
+        self.rigid = self.n_links == 1 and not getattr(scene_body, "deforming", False)
+        self._matrix = vtkMatrix4x4()
+        self._posed = None  # True while the points hold world coordinates
+        self.actor.SetUserMatrix(self._matrix)
         if len(scene_body.link_poses):
             self.update(scene_body.link_poses[0])
 
@@ -75,6 +84,20 @@ class BodyMeshLayer:
         P = np.asarray(link_poses, dtype=np.float64).reshape(-1, 4, 4)
         if len(P) != self.n_links:
             raise ValueError(f"link_poses: expected {self.n_links} poses, got {len(P)}")
+        if self.rigid and vertices is None:
+            # one rigid link: its points stay in the link frame and the pose is the actor's
+            # matrix (no per-frame transform, no re-upload of the mesh to the GL)
+            self._matrix.DeepCopy(P[0].ravel())
+            self._matrix.Modified()
+            if self._posed is not None:  # points were written in world coordinates: back to the link frame
+                np.asarray(self.polydata.points)[...] = self._v0
+                self._mark_points()
+                self._posed = None
+            return
+        if self._posed is None:
+            self._matrix.Identity()
+            self._matrix.Modified()
+        self._posed = True
         v = self._current_vertices(vertices)
         out = np.asarray(self.polydata.points)  # plain view of the VTK array
         if self.n_links == 1:
@@ -84,10 +107,18 @@ class BodyMeshLayer:
             for li in range(self.n_links):
                 a, b = off[li], off[li + 1]
                 transform_into(out[a:b], v[a:b], P[li, :3, :3], P[li, :3, 3])
+        self._mark_points()
+
+    def _mark_points(self):
         pts = self.polydata.GetPoints()
         pts.GetData().Modified()
         pts.Modified()
         self.polydata.Modified()
+
+    def world_points(self) -> np.ndarray:
+        """The drawn vertices in world coordinates (the points, through the actor's matrix)."""
+        M = np.array([[self._matrix.GetElement(r, c) for c in range(4)] for r in range(4)])
+        return np.asarray(self.polydata.points, dtype=np.float64) @ M[:3, :3].T + M[:3, 3]
 
     # ---- appearance ---------------------------------------------------------------------
     def set_opacity(self, opacity: float) -> None:

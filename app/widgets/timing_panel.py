@@ -249,7 +249,7 @@ class TimingPanel(QtWidgets.QWidget):
         cold = len(rows) - len(warm)
         text = self.breakdown_text(warm) + (f" · {cold} compile frame{'s' * (cold != 1)} out" if cold else "")
         if self.breakdown.text() != text:
-            self.breakdown.setText(text)
+            _set_text_grow_only(self.breakdown, text)
             self.breakdown.setToolTip("Medians over the frames shown, played frames only: the collision loop "
                                       "(engine), the app's model work, updating the actors (draw), the 3-D "
                                       "view's render, and Qt (events, widgets, composing the window). Frames that "
@@ -287,10 +287,10 @@ class TimingPanel(QtWidgets.QWidget):
         tot = int(self.axis_hist.sum())
         if tot:
             top = int(np.argmax(self.axis_hist))
-            self.axis_label.setText(f"{tot:,} separated node pairs; most by {self._axis_names[top]} "
-                                    f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
+            _set_text_grow_only(self.axis_label, f"{tot:,} separated node pairs; most by {self._axis_names[top]} "
+                                f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
         else:
-            self.axis_label.setText("no separated node pairs")
+            _set_text_grow_only(self.axis_label, "no separated node pairs")
 
     def _clip(self, y: np.ndarray) -> None:
         """Clip the y range to the 98th percentile (x 1.3) of what is shown: one slow frame
@@ -321,3 +321,17 @@ class TimingPanel(QtWidgets.QWidget):
                for k in ("t_frame", "t_engine", "t_model", "t_draw", "t_render", "t_qt")}
         return (f"frame {med['t_frame']:.0f} ms = engine {med['t_engine']:.1f} + model {med['t_model']:.1f}"
                 f" + draw {med['t_draw']:.1f} + render {med['t_render']:.0f} + Qt {med['t_qt']:.0f}")
+
+
+def _set_text_grow_only(label: QtWidgets.QLabel, text: str) -> None:
+    """``label.setText(text)`` with a minimum width that only grows: a read-out label's
+    minimum width followed its text, so a longer number made the Timing dock's scroll area
+    wider, which re-laid out and repainted the *whole window* (every ~8 frames on hand-ball,
+    ~28 ms each under software GL). Now the width changes only when a text is wider than
+    any before it (a few times per session)."""
+    if label.text() == text:
+        return
+    need = label.fontMetrics().horizontalAdvance(text) + 2 * label.margin() + 4
+    if need > label.minimumWidth():
+        label.setMinimumWidth(need)
+    label.setText(text)
