@@ -448,3 +448,15 @@ def test_rigid_single_link_mesh_is_posed_by_its_actor_matrix(plotter):
     np.testing.assert_allclose(layer.world_points(), shape @ P[:3, :3].T + P[:3, 3], atol=1e-4)
     layer.update(sb.link_poses[7])
     np.testing.assert_allclose(layer.world_points(), v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+
+
+def test_contacts_cross_matches_numpy():
+    from app.render.contacts import _cross, _perpendiculars
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(50, 3)), rng.normal(size=(50, 3))
+    np.testing.assert_allclose(_cross(a, b), np.cross(a, b), atol=1e-12)
+    x = a / np.linalg.norm(a, axis=1)[:, None]
+    y, z = _perpendiculars(x)
+    np.testing.assert_allclose(np.einsum("ij,ij->i", x, y), 0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(y, axis=1), 1, atol=1e-12)
+    np.testing.assert_allclose(z, np.cross(x, y), atol=1e-12)

@@ -2,7 +2,7 @@
 
 All links' triangles are concatenated once (faces constant); every frame the points are
 rewritten from the link-frame vertices: ``R_l v + t_l`` for each link l, vectorised over
-all vertices (one matmul per link over its precomputed vertex range), or,
+all vertices (one batched product, each vertex with its link's pose), or,
 for a deforming body, from its current vertices. A body of one rigid link is not rewritten
 at all: its points stay in the link frame and the pose is the actor's matrix (a 4x4 uniform
 instead of re-sending the mesh to OpenGL every frame). Colour is a per-triangle RGB cell
@@ -102,11 +102,12 @@ class BodyMeshLayer:
         out = np.asarray(self.polydata.points)  # plain view of the VTK array
         if self.n_links == 1:
             transform_into(out, v, P[0, :3, :3], P[0, :3, 3])
-        else:  # per-link vertex ranges: one (n_l, 3) @ (3, 3) product per link, no per-vertex work
-            off = self.vert_off
-            for li in range(self.n_links):
-                a, b = off[li], off[li + 1]
-                transform_into(out[a:b], v[a:b], P[li, :3, :3], P[li, :3, 3])
+        else:  # every vertex by its link's pose in one batched product (a loop over the links
+            # cost ~60 us of numpy call overhead per link: 1.2 ms a frame for a 20-link hand)
+            M = P[:, :3, :].reshape(-1, 12)[self.link_of_vertex]  # (V, 12): each vertex's [R | t] rows
+            x, y, z = v[:, 0], v[:, 1], v[:, 2]
+            for r in range(3):
+                out[:, r] = M[:, 4 * r] * x + M[:, 4 * r + 1] * y + M[:, 4 * r + 2] * z + M[:, 4 * r + 3]
         self._mark_points()
 
     def _mark_points(self):
