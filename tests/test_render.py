@@ -460,3 +460,26 @@ def test_contacts_cross_matches_numpy():
     np.testing.assert_allclose(np.einsum("ij,ij->i", x, y), 0, atol=1e-12)
     np.testing.assert_allclose(np.linalg.norm(y, axis=1), 1, atol=1e-12)
     np.testing.assert_allclose(z, np.cross(x, y), atol=1e-12)
+
+
+def test_large_rigid_mesh_drawn_through_a_display_proxy(plotter):
+    """A rigid one-link mesh above PROXY_ABOVE triangles is drawn decimated (same bounds), the
+    exact mesh while triangles are highlighted; smaller meshes are drawn as they are."""
+    from app.render.meshes import PROXY_ABOVE, PROXY_TRIANGLES
+    s = Session()
+    s.load_scene("rigid-torus-20k", frames=10)
+    sb = s.scene.bodies[0]
+    layer = BodyMeshLayer(plotter, 0, sb)
+    assert layer.n_triangles > PROXY_ABOVE and layer.proxy is not None
+    assert layer.actor.GetMapper().GetInput().GetNumberOfCells() == layer.proxy.n_cells
+    assert layer.drawn_triangles <= 1.05 * PROXY_TRIANGLES < layer.n_triangles
+    np.testing.assert_allclose(layer.proxy.bounds, layer.polydata.bounds, atol=1e-3)
+    layer.highlight_triangles(0, [1, 2, 3])
+    assert layer.drawn_triangles == layer.n_triangles
+    assert layer.actor.GetMapper().GetInput().GetNumberOfCells() == layer.n_triangles
+    layer.clear_highlight()
+    assert layer.drawn_triangles == layer.proxy.n_cells
+    s2 = Session()
+    s2.load_scene("rigid-torus", frames=5)
+    small = BodyMeshLayer(plotter, 0, s2.scene.bodies[0])
+    assert small.n_triangles <= PROXY_ABOVE and small.proxy is None and small.drawn_triangles == small.n_triangles

@@ -5,7 +5,9 @@ rewritten from the link-frame vertices: ``R_l v + t_l`` for each link l, vectori
 all vertices (one batched product, each vertex with its link's pose), or,
 for a deforming body, from its current vertices. A body of one rigid link is not rewritten
 at all: its points stay in the link frame and the pose is the actor's matrix (a 4x4 uniform
-instead of re-sending the mesh to OpenGL every frame). Colour is a per-triangle RGB cell
+instead of re-sending the mesh to OpenGL every frame); above ``PROXY_ABOVE`` triangles it
+is drawn through a decimated display proxy (the exact mesh while triangles are highlighted;
+the engine never sees the proxy). Colour is a per-triangle RGB cell
 array (the body colour, with optional contact-triangle highlights).
 """
 from __future__ import annotations
@@ -15,6 +17,12 @@ import pyvista as pv
 
 from .colors import TRIANGLE_HIGHLIGHT, body_color
 from .hierarchy import transform_into
+
+
+#: rigid one-link meshes above this many triangles are drawn through a decimated display
+#: proxy of about PROXY_TRIANGLES triangles (rigid-torus-20k's tori: 10,000 -> 3,000)
+PROXY_ABOVE = 8000
+PROXY_TRIANGLES = 3000
 
 
 class BodyMeshLayer:
@@ -61,12 +69,39 @@ class BodyMeshLayer:
         self._matrix = vtkMatrix4x4()
         self._posed = None  # True while the points hold world coordinates
         self.actor.SetUserMatrix(self._matrix)
+        self.proxy = self._make_proxy() if self.rigid and len(faces) > PROXY_ABOVE else None
+        self._drawn = None
+        self._show(self.proxy if self.proxy is not None else self.polydata)
         if len(scene_body.link_poses):
             self.update(scene_body.link_poses[0])
 
     @property
     def n_triangles(self) -> int:
         return len(self._highlighted)
+
+    # ---- the display proxy ---------------------------------------------------------------
+    def _make_proxy(self):
+        """A decimated copy of a large rigid mesh, drawn instead of it (software GL spends
+        ~1,500 instructions per triangle on the CPU side alone: 20,000 triangles were ~30 M a
+        frame). Drawing only: the engine, picking and highlights use the exact mesh, and a
+        highlight shows the exact mesh while it lasts."""
+        target = 1.0 - PROXY_TRIANGLES / self.n_triangles
+        proxy = pv.PolyData(self._v0.astype(np.float32), faces=self.polydata.faces).decimate(target)
+        if proxy.n_cells == 0:
+            return None
+        proxy.cell_data["rgb"] = np.broadcast_to(self._color, (proxy.n_cells, 3)).copy()
+        proxy.cell_data.active_scalars_name = "rgb"
+        return proxy
+
+    def _show(self, polydata) -> None:
+        if polydata is not self._drawn:
+            self.actor.GetMapper().SetInputData(polydata)
+            self._drawn = polydata
+
+    @property
+    def drawn_triangles(self) -> int:
+        """Triangles drawn now (fewer than ``n_triangles`` while the display proxy is shown)."""
+        return int(self._drawn.n_cells)
 
     # ---- motion -----------------------------------------------------------------------
     def _current_vertices(self, vertices):
@@ -164,10 +199,17 @@ class BodyMeshLayer:
     def _write_colors(self):
         arr = self.polydata.cell_data["rgb"]
         arr[...] = self._color
-        if self._highlighted.any():
+        highlighted = bool(self._highlighted.any())
+        if highlighted:
             arr[self._highlighted] = self._hl_color
         arr.VTKObject.Modified()
         self.polydata.Modified()
+        if self.proxy is not None:
+            parr = self.proxy.cell_data["rgb"]
+            parr[...] = self._color
+            parr.VTKObject.Modified()
+            self.proxy.Modified()
+            self._show(self.polydata if highlighted else self.proxy)  # highlights: the exact triangles
 
     def clear(self) -> None:
         self.plotter.remove_actor(self.actor, render=False)
