@@ -29,11 +29,12 @@ class BodyMeshLayer:
     """The mesh of scene body ``body_index`` (a ``cdcore.scenes.SceneBody``).
 
     ``update(link_poses, vertices=None)``: ``link_poses`` (L, 4, 4) world poses of the
-    links at this frame (a rigid single-link body keeps its points in the link frame and is
-    posed by the actor's matrix: ``world_points()`` gives the drawn vertices) (``scene_body.link_poses[frame]``); ``vertices`` (V, 3) optional
-    link-frame vertices of all links concatenated (a deforming body's current shape). When
-    omitted, the body's own current vertices are used (``body.vertices``, which cdcore
-    refreshes when a deforming link is refitted).
+    links at this frame (``scene_body.link_poses[frame]``; a rigid single-link body keeps its
+    points in the link frame and is posed by the actor's matrix: ``world_points()`` gives the
+    drawn vertices); ``vertices`` (V, 3) optional link-frame vertices of all links
+    concatenated (a deforming body's current shape). When omitted, the body's own current
+    vertices are used (``body.vertices``, which cdcore refreshes when a deforming link is
+    refitted).
     """
 
     def __init__(self, plotter, body_index: int, scene_body, color=None, opacity: float = 1.0,
@@ -61,6 +62,8 @@ class BodyMeshLayer:
         self.polydata.cell_data["link"] = np.repeat(np.arange(self.n_links, dtype=np.int32), nf)
         self.polydata.cell_data.active_scalars_name = "rgb"
         self._highlighted = np.zeros(len(faces), dtype=bool)
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        self._points_view = vtk_to_numpy(self.polydata.GetPoints().GetData())  # the points never change arrays
         self.actor = plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell", opacity=opacity,
                                       show_edges=show_edges, name=self.name, reset_camera=False, pickable=True)
         from vtkmodules.vtkCommonMath import vtkMatrix4x4
@@ -125,7 +128,7 @@ class BodyMeshLayer:
             self._matrix.DeepCopy(P[0].ravel())
             self._matrix.Modified()
             if self._posed is not None:  # points were written in world coordinates: back to the link frame
-                np.asarray(self.polydata.points)[...] = self._v0
+                self._points_view[...] = self._v0
                 self._mark_points()
                 self._posed = None
             return
@@ -134,7 +137,7 @@ class BodyMeshLayer:
             self._matrix.Modified()
         self._posed = True
         v = self._current_vertices(vertices)
-        out = np.asarray(self.polydata.points)  # plain view of the VTK array
+        out = self._points_view  # plain view of the VTK array
         if self.n_links == 1:
             transform_into(out, v, P[0, :3, :3], P[0, :3, 3])
         else:  # every vertex by its link's pose in one batched product (a loop over the links
