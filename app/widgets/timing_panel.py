@@ -132,6 +132,10 @@ class TimingPanel(QtWidgets.QWidget):
         self.breakdown = QtWidgets.QLabel("", objectName="timingBreakdown")
         self.breakdown.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
         _no_width_hint(self.breakdown)
+        f = self.breakdown.font()
+        f.setPointSizeF(f.pointSizeF() * 0.9)  # the longest breakdowns fit the column at 1366x768
+        self.breakdown.setFont(f)
+        self.breakdown.setFixedHeight(self.breakdown.fontMetrics().height() + 4)
         left.addWidget(self.breakdown)
         lay.addLayout(left, 3)
 
