@@ -860,8 +860,9 @@ class MainWindow(QtWidgets.QMainWindow):
             self._first_draw = False
         elif self.follow:
             self._follow()
-        self.view3d.update_hud(view, fps=self._fps() if view.playing else None,
-                               auto=self.hierarchy_panel.mode.currentText() == "auto")
+        if not view.playing:  # while playing, the overlay's text is a read-out (<= 10 Hz, _readouts):
+            # a new text is a new texture per text actor (FreeType + upload) in the next render
+            self.view3d.update_hud(view, auto=self.hierarchy_panel.mode.currentText() == "auto")
         self._render_now()
         # the frame's draw time (actors updated now) and its render (the last VTK render:
         # the repaint itself runs when Qt next paints the window)

@@ -417,3 +417,69 @@ def test_screenshot_not_blank(chains):
         assert orange.sum() > 20
     finally:
         p.close()
+
+
+def test_rigid_single_link_mesh_is_posed_by_its_actor_matrix(plotter):
+    """A rigid one-link body keeps its points in the link frame (nothing re-sent to the GL per
+    frame); the actor's matrix is the pose, so the drawn vertices are the posed mesh. Passing
+    vertices (a deformed shape) writes world points and resets the matrix, and back."""
+    s = Session()
+    s.load_scene("rigid-torus", frames=40)
+    sb = s.scene.bodies[1]
+    assert sb.body.n_links == 1 and not sb.deforming
+    layer = BodyMeshLayer(plotter, 1, sb)
+    assert layer.rigid
+    v0 = np.asarray(sb.body.links[0].mesh.vertices, dtype=np.float64)
+    addr = layer.polydata.GetPoints().GetData().GetVoidPointer(0)
+    mtime = layer.polydata.GetPoints().GetMTime()
+    for frame in (3, 29):
+        P = sb.link_poses[frame][0]
+        layer.update(sb.link_poses[frame])
+        np.testing.assert_allclose(layer.polydata.points, v0, atol=1e-5)  # untouched, link frame
+        np.testing.assert_allclose(layer.world_points(), v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+        M = layer.actor.GetMatrix()
+        np.testing.assert_allclose([[M.GetElement(r, c) for c in range(4)] for r in range(4)], P, atol=1e-12)
+    assert layer.polydata.GetPoints().GetMTime() == mtime
+    assert layer.polydata.GetPoints().GetData().GetVoidPointer(0) == addr
+    P = sb.link_poses[7][0]
+    shape = v0 * 1.5
+    layer.update(sb.link_poses[7], vertices=shape)
+    np.testing.assert_allclose(layer.polydata.points, shape @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+    np.testing.assert_allclose(layer.world_points(), shape @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+    layer.update(sb.link_poses[7])
+    np.testing.assert_allclose(layer.world_points(), v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+
+
+def test_contacts_cross_matches_numpy():
+    from app.render.contacts import _cross, _perpendiculars
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(size=(50, 3)), rng.normal(size=(50, 3))
+    np.testing.assert_allclose(_cross(a, b), np.cross(a, b), atol=1e-12)
+    x = a / np.linalg.norm(a, axis=1)[:, None]
+    y, z = _perpendiculars(x)
+    np.testing.assert_allclose(np.einsum("ij,ij->i", x, y), 0, atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(y, axis=1), 1, atol=1e-12)
+    np.testing.assert_allclose(z, np.cross(x, y), atol=1e-12)
+
+
+def test_large_rigid_mesh_drawn_through_a_display_proxy(plotter):
+    """A rigid one-link mesh above PROXY_ABOVE triangles is drawn decimated (same bounds), the
+    exact mesh while triangles are highlighted; smaller meshes are drawn as they are."""
+    from app.render.meshes import PROXY_ABOVE, PROXY_TRIANGLES
+    s = Session()
+    s.load_scene("rigid-torus-20k", frames=10)
+    sb = s.scene.bodies[0]
+    layer = BodyMeshLayer(plotter, 0, sb)
+    assert layer.n_triangles > PROXY_ABOVE and layer.proxy is not None
+    assert layer.actor.GetMapper().GetInput().GetNumberOfCells() == layer.proxy.n_cells
+    assert layer.drawn_triangles <= 1.05 * PROXY_TRIANGLES < layer.n_triangles
+    np.testing.assert_allclose(layer.proxy.bounds, layer.polydata.bounds, atol=1e-3)
+    layer.highlight_triangles(0, [1, 2, 3])
+    assert layer.drawn_triangles == layer.n_triangles
+    assert layer.actor.GetMapper().GetInput().GetNumberOfCells() == layer.n_triangles
+    layer.clear_highlight()
+    assert layer.drawn_triangles == layer.proxy.n_cells
+    s2 = Session()
+    s2.load_scene("rigid-torus", frames=5)
+    small = BodyMeshLayer(plotter, 0, s2.scene.bodies[0])
+    assert small.n_triangles <= PROXY_ABOVE and small.proxy is None and small.drawn_triangles == small.n_triangles

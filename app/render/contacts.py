@@ -18,7 +18,10 @@ SELECTED_COLOR = (0, 158, 115)     # bluish green ring: the contact chosen in th
 
 ARROW_MIN = 0.008  # arrow length at depth 0, as a fraction of the scene's diagonal
 ARROW_GAIN = 0.05  # extra length of the deepest contact's arrow, same unit
-ARROW_SIDES = 10  # facets around an arrow (pyvista's 20 doubled the points of thousands of small arrows)
+ARROW_SIDES = 6  # facets around an arrow: 30 triangles (10 sides: 54; pyvista's 20: twice that again). Under
+# software GL the arrows of hand-ball's ~280 contacts were 15,000 triangles, more than its meshes
+MAX_ARROWS = 256  # normals drawn for the deepest contacts only (rows are sorted deepest first): hundreds of
+# overlapping arrows on one contact patch are not read one by one; every contact keeps its segment
 
 
 class ContactsLayer:
@@ -43,13 +46,14 @@ class ContactsLayer:
         self.enabled = True
         self.data: dict = {}
         self.actors: dict = {}
+        self._shape: dict = {}  # name: (cell kind, points, cell array length) now in its PolyData
 
     def set_scene(self, scene) -> None:
         self.clear()
         b = scene_bounds(scene)
         self.diag = float(np.linalg.norm(b[1::2] - b[0::2])) or 1.0
         self.selected = None
-        self.data, self.actors = {}, {}
+        self.data, self.actors, self._shape = {}, {}, {}
 
     def clear(self) -> None:
         for a in self.actors.values():
@@ -59,9 +63,13 @@ class ContactsLayer:
     def _put(self, name, points, lines=None, faces=None) -> None:
         """Show ``points`` (n, 3) under ``name`` as ``lines`` / ``faces`` (VTK cell arrays) or,
         with neither, as a point cloud. The PolyData and its actor are made on first use;
-        after that only the arrays are replaced (a new PolyData + ``copy_from`` per frame
-        cost several ms)."""
+        after that the point array is rewritten in place while the number of points stays
+        the same (cells are then unchanged: they depend on the count only), else replaced
+        through VTK directly (pyvista's ``points`` / ``lines`` setters cost ~1 ms each)."""
         import pyvista as pv
+        from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy
+        from vtkmodules.vtkCommonCore import vtkPoints
+        from vtkmodules.vtkCommonDataModel import vtkCellArray
         pts = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
         n = len(pts)
         poly = self.data.get(name)
@@ -69,13 +77,27 @@ class ContactsLayer:
             if n == 0:
                 return
             poly = pv.PolyData()
-        poly.points = pts
-        if lines is not None:
-            poly.lines = lines
-        elif faces is not None:
-            poly.faces = faces
+        kind = "lines" if lines is not None else "faces" if faces is not None else "verts"
+        cells = lines if lines is not None else faces if faces is not None else None
+        key = (kind, n, None if cells is None else len(cells))
+        vp = poly.GetPoints()
+        if key == self._shape.get(name) and vp is not None:
+            vtk_to_numpy(vp.GetData())[...] = pts  # same count: the same cells, points in place
+            vp.GetData().Modified()
+            vp.Modified()
         else:
-            poly.verts = _vert_cells(n)
+            vp = vtkPoints()
+            vp.SetData(numpy_to_vtk(pts, deep=True))
+            poly.SetPoints(vp)
+            if cells is None:
+                cells = _vert_cells(n)
+            ca = vtkCellArray()
+            ca.ImportLegacyFormat(numpy_to_vtkIdTypeArray(np.ascontiguousarray(cells, dtype=np.int64), deep=True))
+            poly.SetVerts(ca if kind == "verts" else vtkCellArray())
+            poly.SetLines(ca if kind == "lines" else vtkCellArray())
+            poly.SetPolys(ca if kind == "faces" else vtkCellArray())
+            self._shape[name] = key
+        poly.Modified()
         if name not in self.actors:
             rgb, opts = self._STYLE[name]
             self.data[name] = poly
@@ -109,7 +131,8 @@ class ContactsLayer:
         self._put("contact-segments", pts, lines=_segment_cells(k))
         self._put("contact-ends", pts)
         lengths = self.arrow_lengths(np.asarray(c.depths))
-        self._arrows("contact-normals", c.points.mean(axis=1), c.normals, lengths)
+        shown = min(k, MAX_ARROWS)
+        self._arrows("contact-normals", c.points[:shown].mean(axis=1), c.normals[:shown], lengths[:shown])
         d = c.deepest
         seg = np.asarray(c.points[d], dtype=np.float64)
         self._put("contact-deepest", seg, lines=_segment_cells(1))
@@ -155,7 +178,10 @@ class ContactsLayer:
     def legend_entries(self) -> list:
         if self.contacts is None:
             return []
-        out = [("contact segment", CONTACT_COLOR), ("contact normal (length ~ depth)", NORMAL_COLOR),
+        normal = "contact normal (length ~ depth)"
+        if len(self.contacts) > MAX_ARROWS:
+            normal = f"contact normal (length ~ depth; deepest {MAX_ARROWS})"
+        out = [("contact segment", CONTACT_COLOR), (normal, NORMAL_COLOR),
                ("deepest contact", DEEPEST_COLOR)]
         if self.selected is not None:
             out.append(("selected contact", SELECTED_COLOR))
@@ -214,6 +240,16 @@ def _face_offset_mask(faces: np.ndarray) -> np.ndarray:
 def _perpendiculars(x: np.ndarray):
     """Two unit vectors completing each unit row of ``x`` to a right-handed frame."""
     helper = np.where(np.abs(x[:, :1]) < 0.9, np.array([[1.0, 0.0, 0.0]]), np.array([[0.0, 1.0, 0.0]]))
-    y = np.cross(x, helper)
-    y /= np.linalg.norm(y, axis=1)[:, None]
-    return y, np.cross(x, y)
+    y = _cross(x, helper)
+    y /= np.sqrt(np.einsum("ij,ij->i", y, y))[:, None]
+    return y, _cross(x, y)
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross product of (k, 3) arrays (``np.cross`` costs ~0.3 ms of axis juggling
+    per call on a few hundred rows)."""
+    out = np.empty_like(a)
+    out[:, 0] = a[:, 1] * b[:, 2] - a[:, 2] * b[:, 1]
+    out[:, 1] = a[:, 2] * b[:, 0] - a[:, 0] * b[:, 2]
+    out[:, 2] = a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+    return out

@@ -127,6 +127,8 @@ class HierarchyLayer:
         self._drawn = None
         self._heat_zero = False
         self._faces_built = False
+        self._views: dict = {}  # numpy views of the line PolyData's arrays (see _view)
+        self._vtk_arrays: dict = {}
 
     # ---- what is drawn ----------------------------------------------------------
     @property
@@ -160,7 +162,7 @@ class HierarchyLayer:
         in_place = key == self._key
         if not in_place:
             self._rebuild(kind, k, key, edges if kind == "kdop" else None, owner if kind == "kdop" else None)
-        view = np.asarray(self.polydata.points)  # plain numpy view of the VTK point array
+        view = self._view("points")  # plain numpy view of the VTK point array
         if kind == "box":
             tree_box_corners(tree, nodes, out=view.reshape(k, 8, 3))
         elif kind == "sphere":
@@ -193,6 +195,7 @@ class HierarchyLayer:
             cells[:, 1:] = edges
             lines, cell_node = cells.ravel(), owner
         pd = self.polydata
+        self._views, self._vtk_arrays = {}, {}
         pd.points = np.zeros((n_pts, 3), dtype=np.float32)
         pd.lines = lines
         n = len(cell_node)
@@ -216,6 +219,22 @@ class HierarchyLayer:
         self._key = key
         self._faces_built = kind == "box" and self._faces
 
+    def _view(self, name: str) -> np.ndarray:
+        """A numpy view of the line PolyData's point array (``"points"``) or cell array
+        ``name``, kept until the arrays are replaced (pyvista's accessors cost ~50 us each,
+        a dozen times a frame)."""
+        v = self._views.get(name)
+        if v is None:
+            from vtkmodules.util.numpy_support import vtk_to_numpy
+            pd = self.polydata
+            arr = pd.GetPoints().GetData() if name == "points" else pd.GetCellData().GetArray(name)
+            v = vtk_to_numpy(arr)
+            if name == "rgb":
+                v = v.reshape(-1, 3)
+            self._vtk_arrays[name] = arr
+            self._views[name] = v
+        return v
+
     def _set_colors(self, nodes, colors_by, states, heat, heat_max, color):
         k = len(nodes)
         st = (np.asarray(states)[nodes] if states is not None else np.full(k, NOT_VISITED, dtype=np.int8))
@@ -228,7 +247,6 @@ class HierarchyLayer:
             rgb = np.broadcast_to(np.asarray(color if color is not None else STATE_COLORS[0], np.uint8), (k, 3))
         else:
             raise ValueError(f"colors_by: expected 'state', 'heat' or 'solid', got {colors_by!r}")
-        cd = self.polydata.cell_data
         per = self._per_node  # cells per node when uniform (boxes, spheres), else None (k-DOPs)
         same_nodes = self._drawn is not None and np.array_equal(self._drawn, nodes)
         for name, value in (("rgb", rgb), ("state", st), ("heat", ht), ("node", None if same_nodes else nodes)):
@@ -236,15 +254,14 @@ class HierarchyLayer:
                 continue
             if value is None and name == "node":
                 continue
-            vtk_arr = cd[name]
-            arr = np.asarray(vtk_arr)  # plain view: no per-write VTK bookkeeping
+            arr = self._view(name)  # plain view: no per-write VTK bookkeeping
             if value is None:  # heat: no counts given
                 arr[...] = 0
             elif per is not None:
                 _fill_repeated(arr, value, k, per)
             else:
                 arr[...] = value[self._cell_node]
-            vtk_arr.VTKObject.Modified()
+            self._vtk_arrays[name].Modified()
         self._heat_zero = ht is None
         self._drawn = nodes.copy()
         if self._faces_built:
@@ -268,6 +285,7 @@ class HierarchyLayer:
             self.face_actor.SetVisibility(self._visible and want_faces)
 
     def _set_empty(self):
+        self._views, self._vtk_arrays = {}, {}
         self._drawn = None
         self._faces_built = False
         self.nodes = np.zeros(0, dtype=np.int64)

@@ -63,7 +63,8 @@ class ViewHud:
         self.heat_rows = [self._row("", table[int(round(k / (self.HEAT_ROWS - 1) * (len(table) - 1)))])
                           for k in range(self.HEAT_ROWS)]
         self.heat_rows.append(self._row("never tested", STATE_COLORS[0]))
-        self.legend_rows: list = []
+        self.legend_rows: list = []  # the shown rows of the pool: (swatch, label, rgb)
+        self._legend_pool: list = []
         self.realign_rows: list = []
         self._mode = "state"
         self.heat_max = 0.0
@@ -128,21 +129,34 @@ class ViewHud:
             self.layout()
 
     def set_legend(self, entries) -> None:
-        """The other colours in the view: [(label, uint8 RGB)] (drawn above the key)."""
-        if [(r[1].GetInput(), r[2]) for r in self.legend_rows] == [(label, tuple(int(c) for c in rgb))
-                                                                   for label, rgb in entries]:
+        """The other colours in the view: [(label, uint8 RGB)] (drawn above the key).
+        Rows are a pool: a changed legend rewrites the rows' text and colours in place and
+        hides the rows left over (adding and removing actors through pyvista cost ~1 ms per
+        row, and legends change whenever contacts come and go)."""
+        want = [(label, tuple(int(c) for c in rgb)) for label, rgb in entries]
+        if [(r[1].GetInput(), r[2]) for r in self.legend_rows] == want:
             return
-        for sw, lab, _ in self.legend_rows:
-            self.plotter.remove_actor(sw, render=False)
-            self.plotter.remove_actor(lab, render=False)
-        self.legend_rows = []
-        for k, (label, rgb) in enumerate(entries):
-            sw, lab = self._row(label, rgb)
+        while len(self._legend_pool) < len(want):
+            k = len(self._legend_pool)
+            sw, lab = self._row("", (0, 0, 0))
             self.plotter.add_actor(sw, reset_camera=False, name=f"{self.name}-legend-s{k}", pickable=False,
                                    render=False)
             self.plotter.add_actor(lab, reset_camera=False, name=f"{self.name}-legend-l{k}", pickable=False,
                                    render=False)
-            self.legend_rows.append((sw, lab, tuple(int(c) for c in rgb)))
+            self._legend_pool.append((sw, lab))
+        self.legend_rows = []
+        for k, (sw, lab) in enumerate(self._legend_pool):
+            on = k < len(want)
+            sw.SetVisibility(on)
+            lab.SetVisibility(on)
+            if on:
+                label, rgb = want[k]
+                if lab.GetInput() != label:
+                    lab.SetInput(label)
+                c = to_float(rgb)
+                sw.GetTextProperty().SetColor(*c)
+                sw.GetTextProperty().SetBackgroundColor(*c)
+                self.legend_rows.append((sw, lab, rgb))
         self.layout()
 
     def legend_labels(self) -> list[str]:
@@ -209,5 +223,9 @@ class ViewHud:
     def clear(self) -> None:
         self.set_realign_key([])
         self.set_legend([])
+        for sw, lab in self._legend_pool:
+            self.plotter.remove_actor(sw, render=False)
+            self.plotter.remove_actor(lab, render=False)
+        self._legend_pool = []
         for k in range(self._n_fixed):
             self.plotter.remove_actor(f"{self.name}-{k}", render=False)

@@ -2,9 +2,13 @@
 
 All links' triangles are concatenated once (faces constant); every frame the points are
 rewritten from the link-frame vertices: ``R_l v + t_l`` for each link l, vectorised over
-all vertices (one matmul per link over its precomputed vertex range), or,
-for a deforming body, from its current vertices. Colour is a per-triangle RGB cell array
-(the body colour, with optional contact-triangle highlights).
+all vertices (one batched product, each vertex with its link's pose), or,
+for a deforming body, from its current vertices. A body of one rigid link is not rewritten
+at all: its points stay in the link frame and the pose is the actor's matrix (a 4x4 uniform
+instead of re-sending the mesh to OpenGL every frame); above ``PROXY_ABOVE`` triangles it
+is drawn through a decimated display proxy (the exact mesh while triangles are highlighted;
+the engine never sees the proxy). Colour is a per-triangle RGB cell
+array (the body colour, with optional contact-triangle highlights).
 """
 from __future__ import annotations
 
@@ -15,14 +19,22 @@ from .colors import TRIANGLE_HIGHLIGHT, body_color
 from .hierarchy import transform_into
 
 
+#: rigid one-link meshes above this many triangles are drawn through a decimated display
+#: proxy of about PROXY_TRIANGLES triangles (rigid-torus-20k's tori: 10,000 -> 3,000)
+PROXY_ABOVE = 8000
+PROXY_TRIANGLES = 3000
+
+
 class BodyMeshLayer:
     """The mesh of scene body ``body_index`` (a ``cdcore.scenes.SceneBody``).
 
     ``update(link_poses, vertices=None)``: ``link_poses`` (L, 4, 4) world poses of the
-    links at this frame (``scene_body.link_poses[frame]``); ``vertices`` (V, 3) optional
-    link-frame vertices of all links concatenated (a deforming body's current shape). When
-    omitted, the body's own current vertices are used (``body.vertices``, which cdcore
-    refreshes when a deforming link is refitted).
+    links at this frame (``scene_body.link_poses[frame]``; a rigid single-link body keeps its
+    points in the link frame and is posed by the actor's matrix: ``world_points()`` gives the
+    drawn vertices); ``vertices`` (V, 3) optional link-frame vertices of all links
+    concatenated (a deforming body's current shape). When omitted, the body's own current
+    vertices are used (``body.vertices``, which cdcore refreshes when a deforming link is
+    refitted).
     """
 
     def __init__(self, plotter, body_index: int, scene_body, color=None, opacity: float = 1.0,
@@ -50,14 +62,49 @@ class BodyMeshLayer:
         self.polydata.cell_data["link"] = np.repeat(np.arange(self.n_links, dtype=np.int32), nf)
         self.polydata.cell_data.active_scalars_name = "rgb"
         self._highlighted = np.zeros(len(faces), dtype=bool)
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        self._points_view = vtk_to_numpy(self.polydata.GetPoints().GetData())  # the points never change arrays
         self.actor = plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell", opacity=opacity,
                                       show_edges=show_edges, name=self.name, reset_camera=False, pickable=True)
+        from vtkmodules.vtkCommonMath import vtkMatrix4x4
+        #: a single rigid link is posed by the actor's matrix; other bodies by their points
+        self.rigid = self.n_links == 1 and not getattr(scene_body, "deforming", False)
+        self._matrix = vtkMatrix4x4()
+        self._posed = None  # True while the points hold world coordinates
+        self.actor.SetUserMatrix(self._matrix)
+        self.proxy = self._make_proxy() if self.rigid and len(faces) > PROXY_ABOVE else None
+        self._drawn = None
+        self._show(self.proxy if self.proxy is not None else self.polydata)
         if len(scene_body.link_poses):
             self.update(scene_body.link_poses[0])
 
     @property
     def n_triangles(self) -> int:
         return len(self._highlighted)
+
+    # ---- the display proxy ---------------------------------------------------------------
+    def _make_proxy(self):
+        """A decimated copy of a large rigid mesh, drawn instead of it (software GL spends
+        ~1,500 instructions per triangle on the CPU side alone: 20,000 triangles were ~30 M a
+        frame). Drawing only: the engine, picking and highlights use the exact mesh, and a
+        highlight shows the exact mesh while it lasts."""
+        target = 1.0 - PROXY_TRIANGLES / self.n_triangles
+        proxy = pv.PolyData(self._v0.astype(np.float32), faces=self.polydata.faces).decimate(target)
+        if proxy.n_cells == 0:
+            return None
+        proxy.cell_data["rgb"] = np.broadcast_to(self._color, (proxy.n_cells, 3)).copy()
+        proxy.cell_data.active_scalars_name = "rgb"
+        return proxy
+
+    def _show(self, polydata) -> None:
+        if polydata is not self._drawn:
+            self.actor.GetMapper().SetInputData(polydata)
+            self._drawn = polydata
+
+    @property
+    def drawn_triangles(self) -> int:
+        """Triangles drawn now (fewer than ``n_triangles`` while the display proxy is shown)."""
+        return int(self._drawn.n_cells)
 
     # ---- motion -----------------------------------------------------------------------
     def _current_vertices(self, vertices):
@@ -75,19 +122,42 @@ class BodyMeshLayer:
         P = np.asarray(link_poses, dtype=np.float64).reshape(-1, 4, 4)
         if len(P) != self.n_links:
             raise ValueError(f"link_poses: expected {self.n_links} poses, got {len(P)}")
+        if self.rigid and vertices is None:
+            # one rigid link: its points stay in the link frame and the pose is the actor's
+            # matrix (no per-frame transform, no re-upload of the mesh to the GL)
+            self._matrix.DeepCopy(P[0].ravel())
+            self._matrix.Modified()
+            if self._posed is not None:  # points were written in world coordinates: back to the link frame
+                self._points_view[...] = self._v0
+                self._mark_points()
+                self._posed = None
+            return
+        if self._posed is None:
+            self._matrix.Identity()
+            self._matrix.Modified()
+        self._posed = True
         v = self._current_vertices(vertices)
-        out = np.asarray(self.polydata.points)  # plain view of the VTK array
+        out = self._points_view  # plain view of the VTK array
         if self.n_links == 1:
             transform_into(out, v, P[0, :3, :3], P[0, :3, 3])
-        else:  # per-link vertex ranges: one (n_l, 3) @ (3, 3) product per link, no per-vertex work
-            off = self.vert_off
-            for li in range(self.n_links):
-                a, b = off[li], off[li + 1]
-                transform_into(out[a:b], v[a:b], P[li, :3, :3], P[li, :3, 3])
+        else:  # every vertex by its link's pose in one batched product (a loop over the links
+            # cost ~60 us of numpy call overhead per link: 1.2 ms a frame for a 20-link hand)
+            M = P[:, :3, :].reshape(-1, 12)[self.link_of_vertex]  # (V, 12): each vertex's [R | t] rows
+            x, y, z = v[:, 0], v[:, 1], v[:, 2]
+            for r in range(3):
+                out[:, r] = M[:, 4 * r] * x + M[:, 4 * r + 1] * y + M[:, 4 * r + 2] * z + M[:, 4 * r + 3]
+        self._mark_points()
+
+    def _mark_points(self):
         pts = self.polydata.GetPoints()
         pts.GetData().Modified()
         pts.Modified()
         self.polydata.Modified()
+
+    def world_points(self) -> np.ndarray:
+        """The drawn vertices in world coordinates (the points, through the actor's matrix)."""
+        M = np.array([[self._matrix.GetElement(r, c) for c in range(4)] for r in range(4)])
+        return np.asarray(self.polydata.points, dtype=np.float64) @ M[:3, :3].T + M[:3, 3]
 
     # ---- appearance ---------------------------------------------------------------------
     def set_opacity(self, opacity: float) -> None:
@@ -132,10 +202,17 @@ class BodyMeshLayer:
     def _write_colors(self):
         arr = self.polydata.cell_data["rgb"]
         arr[...] = self._color
-        if self._highlighted.any():
+        highlighted = bool(self._highlighted.any())
+        if highlighted:
             arr[self._highlighted] = self._hl_color
         arr.VTKObject.Modified()
         self.polydata.Modified()
+        if self.proxy is not None:
+            parr = self.proxy.cell_data["rgb"]
+            parr[...] = self._color
+            parr.VTKObject.Modified()
+            self.proxy.Modified()
+            self._show(self.polydata if highlighted else self.proxy)  # highlights: the exact triangles
 
     def clear(self) -> None:
         self.plotter.remove_actor(self.actor, render=False)

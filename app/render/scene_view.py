@@ -252,7 +252,11 @@ class SceneView:
         out = []
         if self.scene is not None and self.options.show_mesh:
             for i, sb in enumerate(self.scene.bodies[:6]):
-                out.append((f"body: {sb.name}", tuple(int(c) for c in body_color(i))))
+                label = f"body: {sb.name}"
+                ml = self.meshes[i] if i < len(self.meshes) else None
+                if ml is not None and ml.drawn_triangles < ml.n_triangles:
+                    label += f" (drawn with {ml.drawn_triangles:,} of {ml.n_triangles:,} triangles)"
+                out.append((label, tuple(int(c) for c in body_color(i))))
         step, trav = self.step
         if step is not None and trav is not None:
             out.append(("stepper node A", tuple(int(c) for c in PAIR_COLORS[0])))

@@ -65,6 +65,7 @@ class ContactsPanel(QtWidgets.QWidget):
         self.session = session
         self.contacts = None
         self._last = 0.0
+        self._pending = None  # the last frame not shown while playing hidden
         self._sized = 0
         lay = QtWidgets.QVBoxLayout(self)
         self.show_box = QtWidgets.QCheckBox("Show contacts (segments, normals, depth)", objectName="contactsShow",
@@ -98,10 +99,19 @@ class ContactsPanel(QtWidgets.QWidget):
 
     def _on_frame(self, view):
         now = time.perf_counter()
-        if view.playing and now - self._last < READOUT_PERIOD:
+        if view.playing and (now - self._last < READOUT_PERIOD or not self.isVisible()):
+            self._pending = view  # a hidden table (a tab behind Timing) is filled when shown
             return
         self._last = now
+        self._pending = None
         self.show_contacts(view.contacts)
+
+    def showEvent(self, event):
+        super().showEvent(event)
+        pending, self._pending = self._pending, None
+        view = self.session.view
+        if pending is not None and view is not None:
+            self.show_contacts(view.contacts)
 
     def show_contacts(self, c):
         keep = self.selected_row()

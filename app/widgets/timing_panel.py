@@ -131,6 +131,11 @@ class TimingPanel(QtWidgets.QWidget):
         # the medians of the frame-time breakdown, always shown (no wrap: see axis_label)
         self.breakdown = QtWidgets.QLabel("", objectName="timingBreakdown")
         self.breakdown.setTextInteractionFlags(QtCore.Qt.TextInteractionFlag.TextSelectableByMouse)
+        _no_width_hint(self.breakdown)
+        f = self.breakdown.font()
+        f.setPointSizeF(f.pointSizeF() * 0.9)  # the longest breakdowns fit the column at 1366x768
+        self.breakdown.setFont(f)
+        self.breakdown.setFixedHeight(self.breakdown.fontMetrics().height() + 4)
         left.addWidget(self.breakdown)
         lay.addLayout(left, 3)
 
@@ -167,6 +172,7 @@ class TimingPanel(QtWidgets.QWidget):
         right.addWidget(self.axis_plot, 1)
         # no word wrap: the scroll area would size the panel by its preferred height
         self.axis_label = QtWidgets.QLabel("", objectName="axisTop")
+        _no_width_hint(self.axis_label)
         right.addWidget(self.axis_label)
         lay.addLayout(right, 2)
         self.axis_hist = np.zeros(len(AXIS_NAMES), dtype=np.int64)
@@ -250,7 +256,8 @@ class TimingPanel(QtWidgets.QWidget):
         text = self.breakdown_text(warm) + (f" · {cold} compile frame{'s' * (cold != 1)} out" if cold else "")
         if self.breakdown.text() != text:
             self.breakdown.setText(text)
-            self.breakdown.setToolTip("Medians over the frames shown, played frames only: the collision loop "
+            self.breakdown.setToolTip(text + "\n\nMedians over the frames shown, played frames only: the collision "
+                                      "loop "
                                       "(engine), the app's model work, updating the actors (draw), the 3-D "
                                       "view's render, and Qt (events, widgets, composing the window). Frames that "
                                       "paid a kernel compile are left out of the plot and the medians.")
@@ -287,10 +294,15 @@ class TimingPanel(QtWidgets.QWidget):
         tot = int(self.axis_hist.sum())
         if tot:
             top = int(np.argmax(self.axis_hist))
-            self.axis_label.setText(f"{tot:,} separated node pairs; most by {self._axis_names[top]} "
-                                    f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
+            self._set_axis_text(f"{tot:,} separated node pairs; most by {self._axis_names[top]} "
+                                f"({100.0 * self.axis_hist[top] / tot:.0f} %)")
         else:
-            self.axis_label.setText("no separated node pairs")
+            self._set_axis_text("no separated node pairs")
+
+    def _set_axis_text(self, text: str) -> None:
+        if self.axis_label.text() != text:
+            self.axis_label.setText(text)
+            self.axis_label.setToolTip(text)
 
     def _clip(self, y: np.ndarray) -> None:
         """Clip the y range to the 98th percentile (x 1.3) of what is shown: one slow frame
@@ -321,3 +333,13 @@ class TimingPanel(QtWidgets.QWidget):
                for k in ("t_frame", "t_engine", "t_model", "t_draw", "t_render", "t_qt")}
         return (f"frame {med['t_frame']:.0f} ms = engine {med['t_engine']:.1f} + model {med['t_model']:.1f}"
                 f" + draw {med['t_draw']:.1f} + render {med['t_render']:.0f} + Qt {med['t_qt']:.0f}")
+
+
+def _no_width_hint(label: QtWidgets.QLabel) -> None:
+    """A one-line read-out label whose text never sizes the panel: its width is the column's
+    (the plot above it) and its height one line. A label's minimum width follows its text, so
+    a longer number made the Timing dock's scroll area wider, which re-laid out and repainted
+    the *whole window* (every ~8 frames on hand-ball, ~28 ms each under software GL). A text
+    longer than the column is cut at its end; the tooltip has it whole."""
+    label.setSizePolicy(QtWidgets.QSizePolicy.Policy.Ignored, QtWidgets.QSizePolicy.Policy.Fixed)
+    label.setFixedHeight(label.fontMetrics().height() + 2 * label.margin() + 2)
