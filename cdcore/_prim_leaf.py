@@ -53,6 +53,14 @@ def _box_box_separated(ac, aR, ae, nf, node):
     return False
 
 
+@njit(cache=True, inline='always')
+def _load_triangle(v, faces, f, tri):
+    """tri (3, 3) := the corners of face ``f``."""
+    for c in range(3):
+        for d in range(3):
+            tri[c, d] = v[faces[f, c], d]
+
+
 @njit(cache=True)
 def prim_vs_mesh(kind, size, pose, verts, v0, v1, bc, be, nf, ni, po, vB, fB, stack):
     """Whether the solid primitive meets a triangle of the mesh hierarchy (nf, ni, po over
@@ -81,10 +89,7 @@ def prim_vs_mesh(kind, size, pose, verts, v0, v1, bc, be, nf, ni, po, vB, fB, st
             continue
         s = ni[node, START]
         for k in range(s, s + ni[node, COUNT]):
-            f = po[k]
-            for c in range(3):
-                for d in range(3):
-                    tri[c, d] = vB[fB[f, c], d]
+            _load_triangle(vB, fB, po[k], tri)
             if shapes_intersect(kind, size, pose, verts, v0, v1, TRIANGLE, size, pose, tri, 0, 3):
                 return True
     return False
@@ -221,10 +226,7 @@ def prim_mesh_distance(kind, size, pose, verts, v0, v1, bc, be, nf, ni, po, vB, 
             continue
         s = ni[node, START]
         for k in range(s, s + ni[node, COUNT]):
-            f = po[k]
-            for i in range(3):
-                for d in range(3):
-                    tri[i, d] = vB[fB[f, i], d]
+            _load_triangle(vB, fB, po[k], tri)
             d = prim_triangle_distance(kind, size, pose, verts, v0, v1, tri, ta, tb)
             if d < best:
                 best = d

@@ -55,57 +55,43 @@ def robot_fk(parents, origins, jtype, axes, src, mult, offset, q, root_poses, se
             work[i, 0, 3] = j03
             work[i, 1, 3] = j13
             work[i, 2, 3] = j23
+            # the joint frame J = W O; a fixed joint's link frame, and the rotation part of a
+            # prismatic one's (the turning cases below overwrite what they change)
+            work[i, 0, 0], work[i, 0, 1], work[i, 0, 2] = j00, j01, j02
+            work[i, 1, 0], work[i, 1, 1], work[i, 1, 2] = j10, j11, j12
+            work[i, 2, 0], work[i, 2, 1], work[i, 2, 2] = j20, j21, j22
             t = jtype[i]
             if t == 0 or src[i] < 0:
-                work[i, 0, 0], work[i, 0, 1], work[i, 0, 2] = j00, j01, j02
-                work[i, 1, 0], work[i, 1, 1], work[i, 1, 2] = j10, j11, j12
-                work[i, 2, 0], work[i, 2, 1], work[i, 2, 2] = j20, j21, j22
                 continue
             v = mult[i] * q[f, src[i]] + offset[i]
             kx, ky, kz = axes[i, 0], axes[i, 1], axes[i, 2]
             if t == 2:  # prismatic: translate along the axis
-                work[i, 0, 0], work[i, 0, 1], work[i, 0, 2] = j00, j01, j02
-                work[i, 1, 0], work[i, 1, 1], work[i, 1, 2] = j10, j11, j12
-                work[i, 2, 0], work[i, 2, 1], work[i, 2, 2] = j20, j21, j22
                 work[i, 0, 3] = j03 + v * (j00 * kx + j01 * ky + j02 * kz)
                 work[i, 1, 3] = j13 + v * (j10 * kx + j11 * ky + j12 * kz)
                 work[i, 2, 3] = j23 + v * (j20 * kx + j21 * ky + j22 * kz)
                 continue
-            # a coordinate axis (most URDF and MJCF joints) turns two columns of the joint
-            # frame: 12 products instead of Rodrigues' 27 + 15; the general formula's cross
-            # terms are exact zeros there and its diagonal 1 is c + (1 - c), within an ulp
-            if ky == 0.0 and kz == 0.0 and (kx == 1.0 or kx == -1.0):  # about +-x
-                s = np.sin(v * kx)
-                c = np.cos(v * kx)
-                work[i, 0, 0], work[i, 1, 0], work[i, 2, 0] = j00, j10, j20
-                work[i, 0, 1] = j01 * c + j02 * s
-                work[i, 0, 2] = j02 * c - j01 * s
-                work[i, 1, 1] = j11 * c + j12 * s
-                work[i, 1, 2] = j12 * c - j11 * s
-                work[i, 2, 1] = j21 * c + j22 * s
-                work[i, 2, 2] = j22 * c - j21 * s
-                continue
-            if kx == 0.0 and kz == 0.0 and (ky == 1.0 or ky == -1.0):  # about +-y
-                s = np.sin(v * ky)
-                c = np.cos(v * ky)
-                work[i, 0, 1], work[i, 1, 1], work[i, 2, 1] = j01, j11, j21
-                work[i, 0, 0] = j00 * c - j02 * s
-                work[i, 0, 2] = j02 * c + j00 * s
-                work[i, 1, 0] = j10 * c - j12 * s
-                work[i, 1, 2] = j12 * c + j10 * s
-                work[i, 2, 0] = j20 * c - j22 * s
-                work[i, 2, 2] = j22 * c + j20 * s
-                continue
-            if kx == 0.0 and ky == 0.0 and (kz == 1.0 or kz == -1.0):  # about +-z
-                s = np.sin(v * kz)
-                c = np.cos(v * kz)
-                work[i, 0, 2], work[i, 1, 2], work[i, 2, 2] = j02, j12, j22
-                work[i, 0, 0] = j00 * c + j01 * s
-                work[i, 0, 1] = j01 * c - j00 * s
-                work[i, 1, 0] = j10 * c + j11 * s
-                work[i, 1, 1] = j11 * c - j10 * s
-                work[i, 2, 0] = j20 * c + j21 * s
-                work[i, 2, 1] = j21 * c - j20 * s
+            # a coordinate axis k (most URDF and MJCF joints; its sign turns the angle) turns two
+            # columns of the joint frame, c1 = k + 1 and c2 = k + 2 (mod 3): 12 products instead
+            # of Rodrigues' 27 + 15; the general formula's cross terms are exact zeros there and
+            # its diagonal 1 is c + (1 - c), within an ulp
+            k = -1
+            if ky == 0.0 and kz == 0.0 and abs(kx) == 1.0:
+                k = 0
+            elif kx == 0.0 and kz == 0.0 and abs(ky) == 1.0:
+                k = 1
+            elif kx == 0.0 and ky == 0.0 and abs(kz) == 1.0:
+                k = 2
+            if k >= 0:
+                a = v * (kx + ky + kz)  # the sign of the one non-zero component
+                s = np.sin(a)
+                c = np.cos(a)
+                c1 = (k + 1) % 3
+                c2 = (k + 2) % 3
+                for r in range(3):
+                    x1 = work[i, r, c1]
+                    x2 = work[i, r, c2]
+                    work[i, r, c1] = x1 * c + x2 * s
+                    work[i, r, c2] = x2 * c - x1 * s
                 continue
             s = np.sin(v)  # any other unit axis: Rodrigues' rotation
             c = np.cos(v)
