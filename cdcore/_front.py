@@ -138,6 +138,8 @@ ST_PULLED = 5  # 1: made by a pull-up and not tested since (its failure backs of
 ST_REF = 6  # the call whose test (or kept pull-up) certified the margin; -1: no certificate
 SQ_SEED = 7  # pass 1 only: 1 for a seed (tested this frame), 0 for a kept row
 FRONT_COLS = 8
+SQ_SRC = 8  # pass 1 only: the input row (a kept row's margin columns are read from there)
+SQ_COLS = 10  # (an even number: the sequence's rows are whole int64 slots)
 
 # the front's slots (fr: (2, cap, FRONT_COLS) int32, mg: (2, cap, MG_COLS) float64): input and
 # output alternate between 0 and 1 (meta[M_SIDE] is the input); pass 1's sequence is scratch of
@@ -319,13 +321,22 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     eb0 = nfB[b, E0]
     eb1 = nfB[b, E0 + 1]
     eb2 = nfB[b, E0 + 2]
-    best = -np.inf
-    # A's face normals (axis ids 0..2), B's (3..5)
-    best = max(best, _axis_gap(1.0, 0.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
-    best = max(best, _axis_gap(0.0, 1.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
-    best = max(best, _axis_gap(0.0, 0.0, 1.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    # A's face normals (axis ids 0..2): L = e_i, a unit vector, so no division
+    best = abs(tx) - ea0 - (eb0 * abs(c[0, 0]) + eb1 * abs(c[0, 1]) + eb2 * abs(c[0, 2]))
+    best = max(best, abs(ty) - ea1 - (eb0 * abs(c[1, 0]) + eb1 * abs(c[1, 1]) + eb2 * abs(c[1, 2])))
+    best = max(best, abs(tz) - ea2 - (eb0 * abs(c[2, 0]) + eb1 * abs(c[2, 1]) + eb2 * abs(c[2, 2])))
+    # B's face normals (3..5): L = C_j, of length 1 up to the poses' orthonormality; the gap is
+    # divided by (1 + |L|^2) / 2 >= |L| (no square root): a positive gap stays a lower bound of
+    # the distance along L, a negative one stays negative (it never certifies)
     for j in range(3):
-        best = max(best, _axis_gap(c[0, j], c[1, j], c[2, j], tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+        lx = c[0, j]
+        ly = c[1, j]
+        lz = c[2, j]
+        num = (abs(lx * tx + ly * ty + lz * tz) - (ea0 * abs(lx) + ea1 * abs(ly) + ea2 * abs(lz))
+               - (eb0 * abs(lx * c[0, 0] + ly * c[1, 0] + lz * c[2, 0])
+                  + eb1 * abs(lx * c[0, 1] + ly * c[1, 1] + lz * c[2, 1])
+                  + eb2 * abs(lx * c[0, 2] + ly * c[1, 2] + lz * c[2, 2])))
+        best = max(best, num / (0.5 * (1.0 + (lx * lx + ly * ly + lz * lz))))
     if 6 <= axis < 15:  # the traversal's edge x edge axis A_i x B_j (id 6 + 3 i + j)
         i = (axis - 6) // 3
         j = (axis - 6) % 3
@@ -378,9 +389,10 @@ def all_kept(fin, m_in, n_in, mscale, ring, s, call, slack):
 
 
 @pair_njit
-def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack, first_seed):
+def seed_pass(fin, m_in, n_in, sq, par, nA, mscale, ring, s, call, slack, first_seed):
     """Pass 1 (module docstring): the input front (``fin``, ``m_in``: ``n_in`` rows) classified
-    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq``.
+    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq`` (the rows' integer
+    columns and their input row: a kept row's margin columns stay in ``m_in``).
     ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``: the motion bound's
     factor, 1.0 (a negative value keeps no row: every front pair is tested;
     tests set 0.0 to show that an unsound bound is caught). Rows before ``first_seed`` are
@@ -392,10 +404,10 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack, f
     for i in range(n_in):
         for col in range(SQ_SEED):
             sq[k, col] = fin[i, col]
-        for col in range(MG_COLS):
-            msq[k, col] = m_in[i, col]
+        sq[k, SQ_SRC] = i
         if i < first_seed or (certify and _kept(fin, m_in, i, mscale, ring, s, call, slack)):
             sq[k, SQ_SEED] = 0
+            skipped += 1
         else:
             sq[k, SQ_SEED] = 1
         k += 1
@@ -422,6 +434,7 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack, f
             else:
                 break
             k -= 1
+            skipped -= (1 - sq[q, SQ_SEED]) + (1 - sq[k, SQ_SEED])  # (a kept row is now in a seed)
             sq[q, FR_A] = pa
             sq[q, FR_B] = pb
             sq[q, ST_WAIT] = max(sq[q, ST_WAIT], sq[k, ST_WAIT])
@@ -430,10 +443,7 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack, f
             merges += 1
             sq[q, SQ_SEED] = 1  # a seed: tested this frame, its own margin if it holds
             sq[q, ST_REF] = -1
-            msq[q, MG_M] = NO_MARGIN
-    for q in range(k):
-        if sq[q, SQ_SEED] == 0:
-            skipped += 1
+            sq[q, SQ_SRC] = -1
     return k, skipped, merges
 
 
@@ -461,11 +471,11 @@ def _next_state(fo, w, seed_row, outcome, pulled, fails, wait, call):
 
 
 @pair_njit
-def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, trace, n_trace, nq, call, mscale, slack, cscratch):
-    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq``,
-    ``msq``: kept rows copied, each seed replaced by its sub-traversal's stop rows (separated
-    ones with a fresh margin). Returns the new front's rows, or -1 (the front's slots are too
-    small)."""
+def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call, mscale, slack, cscratch):
+    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq`` (a
+    kept row's margin columns: ``m_in``): kept rows copied, each seed replaced by its
+    sub-traversal's stop rows (separated ones with a fresh margin). Returns the new front's
+    rows, or -1 (the front's slots are too small)."""
     cap = fo.shape[0]
     spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
     certify = mscale >= 0.0
@@ -478,8 +488,9 @@ def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, trace, n_trace, nq, call, 
         if sq[q, SQ_SEED] == 0:
             for col in range(SQ_SEED):
                 fo[w, col] = sq[q, col]
+            src = sq[q, SQ_SRC]
             for col in range(MG_COLS):
-                mo[w, col] = msq[q, col]
+                mo[w, col] = m_in[src, col]
             w += 1
             continue
         pulled = sq[q, ST_PULLED] != 0
@@ -536,14 +547,13 @@ def _finish(buf, meta):
 @njit(cache=True, inline='always')
 def _block(n_in, trace_rows, pair_rows, h, kq):
     """Offsets (int64 slots) in a call's scratch block: the k-DOP tables (``kq`` slots), the
-    sequence rows, their margins, the stack (``h`` = the trees' heights + 2), the trace, the
-    pairs; and the block's length."""
+    sequence rows, the stack (``h`` = the trees' heights + 2), the trace, the pairs; and the
+    block's length."""
     o_seq = np.int64(B_FIXED) + kq
-    o_mseq = o_seq + n_in * (FRONT_COLS // 2)
-    o_stack = o_mseq + n_in * MG_COLS
+    o_stack = o_seq + n_in * (SQ_COLS // 2)
     o_trace = o_stack + n_in + h
     o_pairs = o_trace + (trace_rows * TRACE_COLS + 1) // 2
-    return o_seq, o_mseq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
+    return o_seq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
 
 
 @njit(cache=True, inline='always')
@@ -610,13 +620,12 @@ def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, s
     h, trace_rows, pair_rows = _sizes(meta, IA, IB, nq_max)
     if plain:
         trace_rows = 1
-    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(nq_max, trace_rows, pair_rows, h, kq)
+    o_seq, o_stack, o_trace, o_pairs, n = _block(nq_max, trace_rows, pair_rows, h, kq)
     if n > blk.shape[0]:
         meta[M_NEED] = n
         return MORE
     box = c_view(blk, B_WF + WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
-    sq = c_view(blk, o_seq, (nq_max, np.int64(FRONT_COLS)), np.int32)
-    msq = c_view(blk, o_mseq, (nq_max, np.int64(MG_COLS)), np.float64)
+    sq = c_view(blk, o_seq, (nq_max, np.int64(SQ_COLS)), np.int32)
     state = meta[M_STATE:M_STATE + 3]
     state[ST_PAIRS] = 0
     state[ST_TRACE] = 0
@@ -642,14 +651,14 @@ def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, s
     plan = plans[0]
     # 2. certificates and pull-ups
     if jump:  # the root pair, a fresh seed
-        for col in range(FRONT_COLS):
+        for col in range(SQ_COLS):
             sq[0, col] = 0
         sq[0, ST_REF] = -1
         sq[0, SQ_SEED] = 1
-        msq[0, MG_M] = NO_MARGIN
+        sq[0, SQ_SRC] = -1
         nq, skipped, merges = 1, 0, 0
     else:
-        nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, slack,
+        nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, par, nA, mscale, ring, s, call, slack,
                                         first_seed)
     meta[M_SKIPPED] = skipped
     meta[M_MERGED] = merges
@@ -668,7 +677,7 @@ def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, s
     if ns > 0 and traverse(plan, R, t, A, B, K, buf) != 0:
         return _more(meta, trace_rows, pair_rows, nq_max, h, kq)
     # 4. the new front
-    w = emit_front(plan, R, t, A.nf, B.nf, sq, msq, fr[out], mg[out], buf.trace, state[ST_TRACE], nq, call, mscale,
+    w = emit_front(plan, R, t, A.nf, B.nf, sq, mg[side], fr[out], mg[out], buf.trace, state[ST_TRACE], nq, call, mscale,
                    slack, box[0])
     if w < 0:
         return GROW
@@ -685,7 +694,7 @@ def _more(meta, trace_rows, pair_rows, nq, h, kq):
     meta[M_PAIRS_HINT] = 2 * pair_rows
     tr = max(4 * nq + 16, 4 * trace_rows)
     pr = 4 * pair_rows
-    meta[M_NEED] = _block(nq, tr, pr, h, kq)[5]
+    meta[M_NEED] = _block(nq, tr, pr, h, kq)[4]
     return MORE
 
 
