@@ -5,6 +5,7 @@ gap). See ``cdcore._front`` for the scheme and the bounds."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 
@@ -70,9 +71,9 @@ class FrontCache:
     would (the same pairs); its ``stats.bv_tests`` counts the node tests this frame did, including
     those of pull-up attempts, and not the front pairs kept by their certificates: those are
     ``last_skipped`` (and summed in ``skipped_total``). ``t_total`` is the time inside the
-    compiled call, as for ``collide``. State is per object (a lock serialises calls on one
-    object; use one ``FrontCache`` per pair and thread). Per-axis scaled poses are not supported
-    (``ValueError``).
+    compiled call, as for ``collide``, plus the time measuring a refitted mesh's vertex moves.
+    State is per object (a lock serialises calls on one object; use one ``FrontCache`` per pair
+    and thread). Per-axis scaled poses are not supported (``ValueError``).
     """
 
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None,
@@ -144,12 +145,17 @@ class FrontCache:
             self.reset()
 
     def _deformation(self):
-        """(D_A, D_B): the largest vertex moves of the two meshes since the last frame (0.0
-        when a mesh is the same object: a ``Mesh`` is immutable and every refit makes a new one)."""
+        """(D_A, D_B, seconds): the largest vertex moves of the two meshes since the last frame
+        (0.0 when a mesh is the same object: a ``Mesh`` is immutable and every refit makes a new
+        one) and the time measuring them took (part of the frame's ``t_total``: a full
+        traversal does not need it)."""
         (ma, mb), a, b = self._meshes, self.bvh_a.mesh, self.bvh_b.mesh
+        if a is ma and b is mb:
+            return 0.0, 0.0, 0.0
+        t0 = time.perf_counter()
         da = 0.0 if a is ma else float(max_displacement(ma.vertices, a.vertices))
         db = 0.0 if b is mb else float(max_displacement(mb.vertices, b.vertices))
-        return da, db
+        return da, db, time.perf_counter() - t0
 
     def _grow(self) -> None:
         """Twice the front's rows (``_front.GROW``)."""
@@ -173,7 +179,7 @@ class FrontCache:
     def _collide(self, pa, pb) -> CollisionResult:
         self._check_topology()
         a, b = self.bvh_a, self.bvh_b
-        da, db = self._deformation()
+        da, db, t_def = self._deformation()
         if self._skip > 0:
             self._skip -= 1
             self.reset()
@@ -228,7 +234,7 @@ class FrontCache:
             if self._since_root >= PROBE_EVERY or (m[K.M_SAME] and self._ref is not None
                                                    and self._n > 2 * self._ref + 16):
                 self._skip = 1
-        return _result(n > 0, pairs, counts, m[K.M_CYC] * self._spc)
+        return _result(n > 0, pairs, counts, m[K.M_CYC] * self._spc + t_def)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view
