@@ -484,7 +484,7 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
                 m += 1
         exact_queries(sub, P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
                       rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
-                      1, np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
+                      np.int64(1), np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
         m = 0
         for k in range(rest):
             if need[k]:
