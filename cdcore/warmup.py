@@ -15,8 +15,17 @@ import sys
 import time
 
 
-def _steps():
-    """(label, callable) pairs, cheapest first."""
+# The steps fall in two parts with few kernels in common, so that ``main`` can compile them in
+# two processes at once on a machine with two cores (numba compiles on one thread): "core" is the
+# traversal core and everything built on it (collide, Query, FrontCache, batches, scenes, robots);
+# "side" is the distance search, the exact primitives and the robots' self-collision kernels. The
+# side part starts with the distance search (its own loop, no ``traverse``), so by the time it
+# reaches the robots (whose mesh links call ``traverse``) the core part has usually cached it.
+PARTS = ("core", "side")
+
+
+def _steps(part=None):
+    """(label, callable) pairs of ``part`` ("core", "side"; None: both, in one process)."""
     import numpy as np
 
     import cdcore
@@ -52,6 +61,13 @@ def _steps():
                     fc.collide(None, linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
+        return run
+
+    def distance_steps(bv):
+        def run():
+            b = cdcore.build_bvh(torus, bv=bv, leaf_size=1)
+            realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
+            for realign in realigns:
                 for order in ("depth", "best"):
                     for trace in (False, True):
                         cdcore.distance(b, None, b, linked, order=order, trace=trace, realign=realign)
@@ -93,16 +109,21 @@ def _steps():
             validate_tree(b.kind, b.nodes_f, b.nodes_i, b.prim_order, b.mesh.vertices, b.mesh.faces, 1)
             BVH(b.mesh, bv, 1, b.nodes_f, b.nodes_i, b.prim_order, b.depth)
 
-    steps = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
-    steps.append(("contact geometry", contact_step))
-    steps.append(("tree quality", quality_step))
-    steps.append(("tree validation", validate_step))
-    steps.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
-    steps.append(("articulated hand", scene_step("hand-ball", ("cab",))))
-    steps.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
-    steps.append(("robot self-collision and audit", _robot_step))
-    steps.append(("exact primitives and MJCF robots", _primitive_step))
-    return steps
+    core = [(f"{bv} hierarchies", bv_steps(bv)) for bv in cdcore.BV_TYPES]
+    core.append(("contact geometry", contact_step))
+    core.append(("tree quality", quality_step))
+    core.append(("tree validation", validate_step))
+    core.append(("articulated chains", scene_step("chains-6to1", ("aabb_plus", "aabb_star", "obb", "cab"))))
+    core.append(("articulated hand", scene_step("hand-ball", ("cab",))))
+    core.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
+    side = [(f"{bv} distances", distance_steps(bv)) for bv in cdcore.BV_TYPES]
+    side.append(("robot self-collision and audit", _robot_step))
+    side.append(("exact primitives and MJCF robots", _primitive_step))
+    if part == "core":
+        return core
+    if part == "side":
+        return side
+    return core + side
 
 
 _WARM_MJCF = """<mujoco model="warm">
@@ -208,10 +229,11 @@ def _robot_step():
     audit(robot, samples=200, seed=0, threads=False)
 
 
-def warm(progress=None) -> float:
-    """Compile (or load from the cache) every kernel; returns the seconds it took."""
+def warm(progress=None, part=None) -> float:
+    """Compile (or load from the cache) every kernel (``part``: one of ``PARTS`` only); returns
+    the seconds it took."""
     t0 = time.perf_counter()
-    steps = _steps()
+    steps = _steps(part)
     for i, (label, run) in enumerate(steps):
         if progress is not None:
             progress(i, len(steps), label)
@@ -254,15 +276,50 @@ def _cache_roots() -> list[str]:
     return [env] if env else [os.path.dirname(os.path.abspath(cdcore.__file__))]
 
 
+def _parse(argv):
+    import argparse
+    import os
+
+    p = argparse.ArgumentParser(prog="python -m cdcore.warmup",
+                                description="Compile every cdcore kernel into numba's on-disk cache.")
+    p.add_argument("--jobs", type=int, choices=(1, 2), default=2 if (os.cpu_count() or 1) > 1 else 1,
+                   help="processes compiling at once (default: 2 on a machine with two or more cores)")
+    p.add_argument("--part", choices=PARTS, help=argparse.SUPPRESS)  # the second process's share
+    return p.parse_args(argv)
+
+
 def main(argv=None) -> int:
+    import subprocess
+
+    args = _parse(argv)
+    tag = f"warmup:{args.part}" if args.part else "warmup"
+
     def show(i, n, label):
-        print(f"[warmup] {i}/{n} {label}", flush=True)
+        print(f"[{tag}] {i}/{n} {label}", flush=True)
+    t0 = time.perf_counter()
+    child = None
+    part = args.part
+    if args.jobs == 2 and part is None:  # the side part in a second process, the core part here
+        child = subprocess.Popen([sys.executable, "-m", "cdcore.warmup", "--part", "side"])
+        part = "core"
     try:
-        dt = warm(show)
-    except Exception as e:  # a broken kernel must fail the set-up loudly, with its reason
-        print(f"[warmup] failed: {type(e).__name__}: {e}", file=sys.stderr)
+        warm(show, part)
+    except BaseException as e:
+        if child is not None:  # no orphan compiling on after a failure or Ctrl-C
+            child.terminate()
+        if not isinstance(e, Exception):
+            raise
+        # a broken kernel must fail the set-up loudly, with its reason
+        print(f"[{tag}] failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
-    print(f"[warmup] kernels compiled or loaded from numba's cache in {dt:.1f} s", flush=True)
+    if child is not None and child.wait() != 0:
+        print(f"[{tag}] failed: the second process (--part side) exited with {child.returncode}", file=sys.stderr)
+        return 1
+    dt = time.perf_counter() - t0
+    if args.part:  # the parent reports the total
+        return 0
+    print(f"[warmup] kernels compiled or loaded from numba's cache in {dt:.1f} s"
+          + (" (two processes)" if child is not None else ""), flush=True)
     sigs = cached_signatures(_cache_roots())
     multi = sorted(((n, k) for k, n in sigs.items() if n > 1), reverse=True)
     print(f"[warmup] {len(sigs)} cached kernels, {sum(sigs.values())} signatures; more than one: "
