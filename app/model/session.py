@@ -462,7 +462,10 @@ class Session:
             else:
                 self.trees.append(self.link_tree(i, 0))
         self.states = [np.full(t.n_nodes, NOT_VISITED, dtype=np.int8) for t in self.trees]
-        heat = [np.zeros(t.n_nodes, dtype=np.int32) for t in self.trees]
+        # the heat map's raw material: per body, the tree size and the node arrays this frame
+        # tested (references into the traces); counted only when heat is shown (``heat``):
+        # counting every frame cost ~0.7 ms (np.add.at) on a robot scene nobody looked at
+        heat = [(t.n_nodes, []) for t in self.trees]
         self.traversals = []
         broad_test = self.runner.test
         for k, (i, j) in enumerate(s.pairs):
@@ -473,26 +476,26 @@ class Session:
                 trav = Traversal(f"{s.bodies[i].name} / {s.bodies[j].name}", r.trace, self._body_tree(i),
                                  self._body_tree(j), broad_test, r.broad.bv_tests)
                 if s.bodies[i].body.n_links > 1:
-                    apply_trace_states(self.states[i], self.states[i] * 0, r.trace)
-                    _count(heat[i], r.trace.node_a)
+                    apply_trace_states(self.states[i], None, r.trace)
+                    heat[i][1].append(r.trace.node_a)
                 if s.bodies[j].body.n_links > 1:
-                    apply_trace_states(self.states[j] * 0, self.states[j], r.trace)
-                    _count(heat[j], r.trace.node_b)
+                    apply_trace_states(None, self.states[j], r.trace)
+                    heat[j][1].append(r.trace.node_b)
                 # single-link sides: colour their mesh trees from the exact queries
                 for li, lj in r.link_pairs.tolist():
                     if s.bodies[i].body.n_links == 1 or s.bodies[j].body.n_links == 1:
                         t = self.link_traversal(i, li, j, lj)
                         if s.bodies[i].body.n_links == 1:
-                            apply_trace_states(self.states[i], np.zeros(t.tree_b.n_nodes, np.int8), t.trace)
-                            _count(heat[i], t.trace.node_a)
+                            apply_trace_states(self.states[i], None, t.trace)
+                            heat[i][1].append(t.trace.node_a)
                         if s.bodies[j].body.n_links == 1:
-                            apply_trace_states(np.zeros(t.tree_a.n_nodes, np.int8), self.states[j], t.trace)
-                            _count(heat[j], t.trace.node_b)
+                            apply_trace_states(None, self.states[j], t.trace)
+                            heat[j][1].append(t.trace.node_b)
             else:
                 trav = self.link_traversal(i, 0, j, 0)
                 apply_trace_states(self.states[i], self.states[j], trav.trace)
-                _count(heat[i], trav.trace.node_a)
-                _count(heat[j], trav.trace.node_b)
+                heat[i][1].append(trav.trace.node_a)
+                heat[j][1].append(trav.trace.node_b)
             self.traversals.append(trav)
         self._heat.append(heat)
 
@@ -539,9 +542,8 @@ class Session:
 
     def heat(self, body: int) -> np.ndarray:
         """How often each node of body's tree was tested over the last ``heat_frames``."""
-        frames = [h[body] for h in self._heat if len(h) > body and len(h[body]) == self.trees[body].n_nodes]
-        return np.sum(frames, axis=0) if frames else np.zeros(self.trees[body].n_nodes, np.int32)
-
-
-def _count(acc, nodes):
-    np.add.at(acc, nodes, 1)
+        n = self.trees[body].n_nodes
+        nodes = [a for h in self._heat if len(h) > body and h[body][0] == n for a in h[body][1] if len(a)]
+        if not nodes:
+            return np.zeros(n, np.int32)
+        return np.bincount(np.concatenate(nodes), minlength=n).astype(np.int32)  # (np.add.at: ~10x slower)
