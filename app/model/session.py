@@ -71,6 +71,7 @@ class Session:
         self.selected_pair = 0
         self.heat_frames = 60
         self._heat: deque = deque(maxlen=self.heat_frames)
+        self._poses: dict = {}  # (frame, body): link poses (``frame_poses``)
         self.recorder: Recorder | None = None
         self.record_error: str | None = None  # why the last recording stopped on its own
         self._last_commit = None
@@ -184,6 +185,7 @@ class Session:
         self.selected_pair = 0
         self.history.clear()
         self._heat.clear()
+        self._poses = {}
         self.frame = 0
         self.playing = False
         # nothing of the previous scene may be seen by a listener of scene_changed (a robot
@@ -307,6 +309,7 @@ class Session:
         t1 = time.perf_counter()
         self.frame = frame
         self.result = res
+        self._poses = {}  # this frame's link poses per body (FramePoses copies them per lookup)
         stats = CollisionStats(bv_tests=res.bv_tests, prim_tests=res.prim_tests,
                                false_alarms=sum(p.exact.false_alarms for p in res.pairs))
         self.record = FrameRecord(frame, res.t_update, res.t_test, res.t_query, res.t_total, stats, res.n_exact,
@@ -337,7 +340,7 @@ class Session:
                 contact_links.setdefault(j, set()).add(lj)
         return FrameView(
             frame=f, n_frames=s.frames, scene_name=s.name, scene_id=self.scene_id, record=self.record,
-            result=self.result, link_poses=tuple(sb.link_poses[f] for sb in s.bodies),
+            result=self.result, link_poses=tuple(self.frame_poses(i) for i in range(len(s.bodies))),
             vertices=tuple(sb.body.bvhs[0].mesh.vertices if sb.deforming else None for sb in s.bodies),
             trees=tuple(self.trees), states=tuple(self.states), heat=heat, heat_frames=len(self._heat),
             traversals=tuple(self.traversals), contact_links={k: sorted(v) for k, v in contact_links.items()},
@@ -510,7 +513,20 @@ class Session:
         sb = self.scene.bodies[body]
         bvh = sb.body.bvhs[link]
         return Tree(body, "mesh", family_of(bvh.bv), bvh.nodes_f, bvh.nodes_i, bvh.depth,
-                    sb.link_poses[self.frame][link], link, bvh, getattr(bvh, "kdop", None))
+                    self.frame_poses(body)[link], link, bvh, getattr(bvh, "kdop", None))
+
+    def frame_poses(self, body: int) -> np.ndarray:
+        """(L, 4, 4) link poses of ``body`` at the current frame, looked up once per frame
+        (a traced re-run asks for them twice per link pair). Shared by every caller of this
+        frame: never write into it. (Not flagged read-only: numba types a read-only array
+        apart, and the kernels took a slower dispatch: +11 M instructions a frame.)"""
+        key = (self.frame, body)
+        got = self._poses.get(key)
+        if got is None:
+            got = np.asarray(self.scene.bodies[body].link_poses[self.frame])
+            self._poses = {k: v for k, v in self._poses.items() if k[0] == self.frame}
+            self._poses[key] = got
+        return got
 
     def link_traversal(self, i: int, li: int, j: int, lj: int) -> Traversal:
         """The mesh-level traversal of an exact query (first contact, as the runner does)."""
