@@ -249,3 +249,29 @@ def test_contact_layer_reuses_its_buffers_and_draws_exactly_the_frame():
             assert all(now[n] is bufs[n] for n in bufs if n in now), "a buffer was reallocated"
         bufs = now
     plotter.close()
+
+
+def test_driven_contacts_table_follows_the_windows_readouts_while_playing(qtbot):
+    """A driven panel (the window's) does not refresh on its own clock while playing (its
+    repaint then fell in frames of its own); ``refresh`` shows the latest frame; paused,
+    every frame shows at once."""
+    from app.widgets.contacts_panel import ContactsPanel
+    s = Session()
+    s.load_scene("hand-ball", frames=60)
+    s.wants = {"trace": False, "heat": False, "contacts": True}
+    panel = ContactsPanel(s, driven=True)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    s.playing = True
+    f = _frame_with_contacts(s, 5)
+    assert panel.contacts is None and panel.model.rowCount() == 0  # held back while playing
+    panel.refresh()
+    assert panel.contacts is s.view.contacts and panel.model.rowCount() == len(s.view.contacts) > 0
+    s.goto(f + 1)
+    assert panel.contacts is not s.view.contacts
+    panel.refresh()
+    assert panel.contacts is s.view.contacts
+    s.playing = False
+    s.goto(f + 2)
+    assert panel.contacts is s.view.contacts  # paused: at once
