@@ -16,6 +16,7 @@ from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
 from ._layout import (AABB_FCOLS, AABB_SIZE, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
                       RIGHT, SIZE, START)
 from ._pack import unpack
+from ._pairjit import pair_njit
 from .bv import aabb, obb, sphere
 from .bv.dispatch import fit_node
 from .mesh import MAX_COORD, MIN_SCALE
@@ -144,16 +145,18 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
     return n_nodes
 
 
-@njit(cache=True, nogil=True)
-def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad):
+@pair_njit(nogil=True)
+def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf):
     """Bottom-up refit in one reverse loop over the node arrays (section 4).
 
     AABB: leaves refitted to their triangles, parents merged exactly from their children.
     Oriented kinds: single-triangle leaves take the triangle's own frame, larger leaves keep
     their axes and refit the intervals; parents keep their axes and enclose the children's
-    boxes (conservative, one pass); spheres enclose the children's spheres.
+    boxes (conservative, one pass); spheres enclose the children's spheres. ``axes_buf``
+    (3, 3) float64 is the caller's scratch: the loop and its per-node callees allocate nothing
+    and are compiled without reference counting (``_pairjit``: the per-node calls passing
+    ``nodes_f`` and the mesh's arrays were most of an OBB refit's time).
     """
-    axes_buf = np.empty((3, 3))
     for node in range(nodes_i.shape[0] - 1, -1, -1):
         left = nodes_i[node, LEFT]
         if left < 0:

@@ -695,7 +695,7 @@ def batch_serial_entry(FA, IA, FB, IB, pose_a, poses_b, plan, KT):
     n = poses_b.shape[0]
     hits = np.zeros(n, dtype=np.bool_)
     total = np.zeros(N_STATS, dtype=np.int64)
-    _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, 0, n, hits, total)
+    _batch_chunk(FA, IA, FB, IB, pose_a, poses_b, plan, KT, np.int64(0), n, hits, total)
     return hits, total
 
 

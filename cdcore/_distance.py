@@ -274,7 +274,7 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
     lb = 0.0
     if fresh:
         if kdop:
-            lb, ax = kdop_bound(method, 0, 0, slabA, slabB, tabB, outB, qf, qi, np.inf)
+            lb, ax = kdop_bound(method, np.int64(0), np.int64(0), slabA, slabB, tabB, outB, qf, qi, np.inf)
         else:
             lb, ax = pair_bound(kind, 0, 0, Rt, tt, nfA, nfB, np.inf)
         counters[CNT_BV_TESTS] += 1
@@ -411,7 +411,7 @@ def distance_query(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on
     call.)"""
     f2 = np.zeros((1, 2))
     return distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, trace_on,
-                               nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, 0, f2, f2, f2,
+                               nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, np.int64(0), f2, f2, f2,
                                np.zeros((1, 2), dtype=np.int32), f2, np.zeros((1, 2), dtype=np.int64))
 
 
@@ -434,8 +434,8 @@ def distance_query_kdop(kind, depth_first, pose_a, pose_b, abs_err, rel_err, tra
     counters = np.zeros(N_COUNTERS, dtype=np.int64)
     hist = np.zeros(N_BOUND_IDS, dtype=np.int64)
     fresh = True
-    n_heap = 0
-    n_trace = 0
+    n_heap = np.int64(0)  # not literal 0s: numba would compile distance_search for them too
+    n_trace = np.int64(0)
     while True:
         status, n_heap, n_trace = distance_search(
             kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on, nfA, niA, poA, vA, fA,
@@ -522,13 +522,13 @@ def _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, tra
 def distance_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts):
     """One query on packed non-k-DOP trees (``cdcore._pack``): returns ``res``, writes
     ``counts`` (see above). A bad pose is reported in the status (the result is then void)."""
-    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, False, counts)[0]
+    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, np.bool_(False), counts)[0]
 
 
 @njit(cache=True, nogil=True)
 def distance_trace_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts):
     """``distance_entry`` with the trace: (res, trace_i (k, 4) int32, trace_f (k, 2))."""
-    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, True, counts)
+    return _distance(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, np.bool_(True), counts)
 
 
 @njit(cache=True)
@@ -558,8 +558,8 @@ def _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err
 def distance_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, counts, method,
                         slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN, inv_delta):
     """``distance_entry`` for k-DOP trees: B's realignment tables are prepared here."""
-    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, False, counts, method,
-                          slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, np.bool_(False), counts,
+                          method, slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
                           inv_delta)[0]
 
 
@@ -568,8 +568,8 @@ def distance_kdop_trace_entry(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_e
                               slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
                               inv_delta):
     """``distance_kdop_entry`` with the trace."""
-    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, True, counts, method,
-                          slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
+    return _distance_kdop(FA, IA, FB, IB, pose_a, pose_b, depth_first, abs_err, rel_err, np.bool_(True), counts,
+                          method, slabA, slabB, tabB, outB, scale_b, dirs, fvert, fstart, fslab, fsign, finv, Tt, TN,
                           inv_delta)
 
 
@@ -591,8 +591,8 @@ def _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_e
             _relative_transform(pose_a, poses_b[i], R, t)
             prepare_query(method, KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv, KT.T,
                           KT.TN, KT.inv_delta, qf, qi)
-        out, hist, _, _, _ = distance_query_kdop(kind, depth_first, pose_a, poses_b[i], abs_err, rel_err, False,
-                                                 nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method,
+        out, hist, _, _, _ = distance_query_kdop(kind, depth_first, pose_a, poses_b[i], abs_err, rel_err,
+                                                 np.bool_(False), nfA, niA, poA, vA, fA, nfB, niB, poB, vB, fB, method,
                                                  KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
         dist[i] = out[0]
         pts[i, 0, 0] = out[1]
@@ -650,6 +650,6 @@ def distance_batch_serial_entry(FA, IA, FB, IB, pose_a, poses_b, depth_first, ab
     pts = np.empty((n, 2, 3))
     acc = np.zeros(N_COUNTERS, dtype=np.int64)
     hist = np.zeros(N_BOUND_IDS, dtype=np.int64)
-    _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT, 0, n, dist,
-                    tris, pts, acc, hist)
+    _distance_chunk(FA, IA, FB, IB, pose_a, poses_b, depth_first, abs_err, rel_err, kdop, method, KT, np.int64(0), n,
+                    dist, tris, pts, acc, hist)
     return dist, tris, pts, acc, hist

@@ -63,34 +63,43 @@ refused or reset by ``cdcore.front.FrontCache``; refits are followed through D_A
 
 One frame (``front_entry``)
 ---------------------------
-1. **Certificates and pruning** (one shift-reduce pass over the front, which is kept in
-   traversal order so that BVTT siblings are neighbours: no sorting, no hashing): each row is
-   *kept* (certified) or a *seed*. Two sibling rows, (l, b) and (r, b) with l, r the children
-   of p in A (or (a, l), (a, r) in B), both separated for ``AGE_MIN`` frames and not waiting,
-   at least one of them a seed, are replaced by their parent pair (Ehmann & Lin's pull-up), a
-   seed tested this frame (the test gives it its own margin), and so on upwards. Two kept
-   siblings stay: merging them into a kept parent (the smaller remaining margin, rebased to
-   this call, with the parent's larger ball) is sound, but on the lab's scenes the parent
-   expired sooner and then failed near contacts (more node tests, no less time). A pulled-up
-   pair found overlapping makes the pairs sprouted below it wait ``2, 4, .. WAIT_MAX`` frames before the
-   next pull-up (exponential back-off: a pair whose parent overlaps in a steady contact pays
-   for a failed attempt O(log frames) times, not every frame).
+0. **Incoherent frames** (``JUMP_REL``): a traversal from the root; with the trace (the new
+   front its stop rows, certified) after a coherent call, without it after an incoherent one.
+1. **Certificates and pruning**: a first pass (``all_kept``) checks the rows' certificates in
+   order and stops at the first that fails; when none does, the front is kept as it is (a row's
+   state changes only when it is tested: nothing is written, ``M_SAME``). Otherwise one
+   shift-reduce pass over the front (kept in traversal order so that BVTT siblings are
+   neighbours: no sorting, no hashing) classifies each row as *kept* (certified) or a *seed*.
+   Two sibling rows, (l, b) and (r, b) with l, r the children of p in A (or (a, l), (a, r) in
+   B), both separated at their last test and not waiting, at least one of them a seed, are
+   replaced by their parent pair (Ehmann & Lin's pull-up), a seed tested this frame (the test
+   gives it its own margin), and so on upwards. Two kept siblings stay: merging them into a
+   kept parent (the smaller remaining margin, rebased to this call, with the parent's larger
+   ball) is sound, but on the lab's scenes the parent expired sooner and then failed near
+   contacts (more node tests, no less time). A pulled-up pair found overlapping makes the pairs
+   sprouted below it wait ``2, 4, .. WAIT_MAX`` calls before the next pull-up (exponential
+   back-off: a pair whose parent overlaps in a steady contact pays for a failed attempt
+   O(log frames) times, not every frame).
 2. **Sprouting**: the seeds are pushed on the traversal stack and ``_core.traverse`` (resumable
    from a seeded stack) tests each and descends where they now overlap, with the trace on.
 3. The trace rows whose outcome is not OVERLAP replace their seed in the new front (the rows
    of one seed's sub-traversal are contiguous and start with the seed itself: depth-first),
    each separated one with a fresh margin; kept rows are copied.
 
-The state lives in arrays of the caller (one ``FrontCache``): the front in three slots (input,
-output, the pass-1 sequence) and the ring of the last ``RING`` calls' transforms; the traversal's
-buffers are allocated per call. A call never writes its input slot, so when the front's slots
-are too small it returns ``GROW`` and the caller grows them and repeats the call.
+The state lives in arrays of the caller (one ``FrontCache``): the front in two slots (input and
+output), the ring of the last ``RING`` calls' transforms, ``meta``, and a scratch block (the
+counters, R and t, the pass-1 sequence, the traversal's buffers and the pairs) reused by the
+calls and made larger by the caller when a call asks (``MORE``, before anything is changed).
+The entries are compiled without reference counting (``_pairjit``) and allocate nothing. A call
+never writes its input slot, so when the front's output slot is too small it returns ``GROW``
+and the caller grows the slots and repeats the call.
 """
 import numpy as np
 from numba import njit
 
-from ._core import Buffers, KdopQuery, _kdop_query, _sort_pairs, pose_status, traverse, trees
+from ._core import Buffers, KdopQuery, _sort_pairs, pose_status, traverse, trees
 from ._cycles import read_cycles
+from ._kdop_traverse import QF_TROW, QI_COLS, prepare_query
 from ._layout import (C0, E0, LEFT, N_STATS, OUT_OVERLAP, OUT_SEPARATED, P_METHOD,
                       P_TEST, RIGHT, S0, SR, ST_PAIRS, ST_SP, ST_TRACE, TEST_SPHERE, TEST_SPHERE5, TEST_SPHERE15,
                       TR_A, TR_AXIS, TR_B, TR_OUTCOME, TRACE_COLS)
@@ -99,11 +108,7 @@ from ._pairjit import pair_njit
 from .bv.aabb import box_axis
 from .transforms import _relative_transform
 
-AGE_MIN = 1  # frames a pair must have been separated before it is pulled up (1: at once; failed
-# attempts back off, so an incoherent motion, like random placements, collapses the stale front
-# the frame after)
 WAIT_MAX = 16  # longest back-off (frames) after failed pull-ups
-AGE_CAP = 1 << 20  # ages saturate (int32 rows)
 
 # the certificates' relative slack (module docstring: ~1e7 x double rounding of the scale S)
 CERT_REL = 1e-9
@@ -115,22 +120,26 @@ NO_MARGIN = -1.0  # the margin of a row without a certificate (its ST_REF is -1)
 # of the larger root ball's radius since the last call (the smaller one's would call a finger
 # turning against a ball incoherent, while most of the front around it still holds), the last
 # front says little about this frame (a cut of the BVTT around contacts that moved away): the
-# frame is a plain traversal from
-# the root without the trace (what ``collide`` does), and the next one starts from the root.
-# Random placements (the rigid-torus scene) move by about the objects' size every frame; a
-# coherent animation by a few percent.
+# frame is a traversal from the root, with the trace (its stop rows the next front) after a
+# coherent call, and without it (what ``collide`` does; the next front is the root pair) after
+# an incoherent one. Random placements (the rigid-torus scene) move by about the objects' size
+# every frame; a coherent animation by a few percent.
 JUMP_REL = 0.25
 
-# columns of a front row (int32): the node pair, then its state
+# columns of a front row (int32): the node pair, then its state. A row's state only changes
+# when it is tested (a kept row is copied as it is), so a frame that keeps every row leaves
+# the front where it is (``M_SAME``)
 FR_A = 0
 FR_B = 1
-ST_AGE = 2  # consecutive frames separated (0: a leaf pair whose volumes overlapped)
-ST_WAIT = 3  # frames to wait before a pull-up may be tried again
+ST_SEP = 2  # 1: separated at its last test (0: a leaf pair whose volumes overlapped)
+ST_WAIT = 3  # the first call at which a pull-up may be tried again (0: now)
 ST_FAILS = 4  # failed pull-ups in a row
 ST_PULLED = 5  # 1: made by a pull-up and not tested since (its failure backs off the pairs below)
 ST_REF = 6  # the call whose test (or kept pull-up) certified the margin; -1: no certificate
 SQ_SEED = 7  # pass 1 only: 1 for a seed (tested this frame), 0 for a kept row
 FRONT_COLS = 8
+SQ_SRC = 8  # pass 1 only: the input row (a kept row's margin columns are read from there)
+SQ_COLS = 10  # (an even number: the sequence's rows are whole int64 slots)
 
 # the front's slots (fr: (2, cap, FRONT_COLS) int32, mg: (2, cap, MG_COLS) float64): input and
 # output alternate between 0 and 1 (meta[M_SIDE] is the input); pass 1's sequence is scratch of
@@ -157,37 +166,39 @@ RG_DEF = 29  # D_A + (||R_h||_2 + ||R_now - R_h||_2) D_B since call h
 RG_Q = 30  # RG_DEF + |t_now - t_h|: the quick bound's constant part
 RING_COLS = 31
 
-# meta (int64): the call's inputs, outputs and the traversal's resumable state
-M_CALL = 0  # in: this call's index (0, 1, ..)
-M_SIDE = 1  # in: the input front's slot (0 or 1)
-M_NFRONT = 2  # in: rows of the input front
-M_NOUT = 3  # out: rows of the new front (in slot 1 - side)
-M_NPAIRS = 4  # out: intersecting triangle pairs (sorted, in ``pairs``)
+# meta (int64): the call's outputs and the state kept between calls
+M_NEED = 0  # out with MORE: the scratch block's length this call needs (int64 slots)
+M_PREV_JUMP = 1  # in/out: 1 when the last call was incoherent (M_JUMP)
+M_SAME = 2  # out: 1 when every front row was kept (the front is unchanged, in the input slot)
+M_NOUT = 3  # out: rows of the new front (in slot 1 - side; in ``side`` with M_SAME)
+M_NPAIRS = 4  # out: intersecting triangle pairs (sorted, in the block from slot M_OPAIRS)
 M_SKIPPED = 5  # out: front pairs kept by their certificate (not tested)
 M_SEEDS = 6  # out: seeds traversed
-M_GROW = 7  # out with GROW: which buffers are too small (GROW_* bits)
+M_OPAIRS = 7  # out: where the pairs start in the block (int64 slots)
 M_CYC = 8  # out: cycle-counter ticks spent in the call
 M_MERGED = 9  # out: pull-ups this call
 M_STATE = 10  # the traversal's state (ST_SP, ST_PAIRS, ST_TRACE): 3 slots
-M_JUMP = 13  # out: 1 when the frame was incoherent (a plain traversal from the root)
-M_FROM_ROOT = 14  # out: 1 when the frame started from the root pair (a full traversal's tests)
+M_JUMP = 13  # out: 1 when the frame was incoherent (a traversal from the root)
+M_FROM_ROOT = 14  # out: 1 when the root pair was the frame's only seed (a full traversal's tests)
 M_PAIRS_HINT = 15  # in/out: the largest pair and trace counts of recent frames (the scratch block
-M_TRACE_HINT = 16  # is sized by them: an overflow repeats the frame on a larger one)
+M_TRACE_HINT = 16  # is sized by them: an overflow repeats the frame with larger ones)
 META_LEN = 17
 
-GROW_FRONT = 4  # the front's slots
-
-# the float64 scratch ``wf``: R, t, the box tests' scratch
+# the scratch block (int64, the caller's, reused by its calls): the counters and the status
+# (``_core``'s layout: ``blk[:N_STATS + 1]`` is a query's ``counts``), R, t, the box tests'
+# scratch, then the k-DOP tables, the sequence, the stack, the trace and the pairs
+B_WF = N_STATS + 1
 WF_R = 0
 WF_T = 9
 WF_BOX = 12
 WF_LEN = WF_BOX + 27
+B_FIXED = B_WF + WF_LEN
 
 # return codes
 DONE_OK = 0
 GROW = 1  # the front's slots are too small: the caller grows them and repeats the call
-BAD_POSE = 2
-MORE = 3  # (inside) the traversal's buffers are full: a larger scratch block, and again
+BAD_POSE = 2  # (the status is at blk[N_STATS]; nothing else was done)
+MORE = 3  # the scratch block is too small: the caller makes one of meta[M_NEED] slots and repeats
 
 NO_PARENT = -1
 
@@ -310,13 +321,22 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     eb0 = nfB[b, E0]
     eb1 = nfB[b, E0 + 1]
     eb2 = nfB[b, E0 + 2]
-    best = -np.inf
-    # A's face normals (axis ids 0..2), B's (3..5)
-    best = max(best, _axis_gap(1.0, 0.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
-    best = max(best, _axis_gap(0.0, 1.0, 0.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
-    best = max(best, _axis_gap(0.0, 0.0, 1.0, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+    # A's face normals (axis ids 0..2): L = e_i, a unit vector, so no division
+    best = abs(tx) - ea0 - (eb0 * abs(c[0, 0]) + eb1 * abs(c[0, 1]) + eb2 * abs(c[0, 2]))
+    best = max(best, abs(ty) - ea1 - (eb0 * abs(c[1, 0]) + eb1 * abs(c[1, 1]) + eb2 * abs(c[1, 2])))
+    best = max(best, abs(tz) - ea2 - (eb0 * abs(c[2, 0]) + eb1 * abs(c[2, 1]) + eb2 * abs(c[2, 2])))
+    # B's face normals (3..5): L = C_j, of length 1 up to the poses' orthonormality; the gap is
+    # divided by (1 + |L|^2) / 2 >= |L| (no square root): a positive gap stays a lower bound of
+    # the distance along L, a negative one stays negative (it never certifies)
     for j in range(3):
-        best = max(best, _axis_gap(c[0, j], c[1, j], c[2, j], tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2))
+        lx = c[0, j]
+        ly = c[1, j]
+        lz = c[2, j]
+        num = (abs(lx * tx + ly * ty + lz * tz) - (ea0 * abs(lx) + ea1 * abs(ly) + ea2 * abs(lz))
+               - (eb0 * abs(lx * c[0, 0] + ly * c[1, 0] + lz * c[2, 0])
+                  + eb1 * abs(lx * c[0, 1] + ly * c[1, 1] + lz * c[2, 1])
+                  + eb2 * abs(lx * c[0, 2] + ly * c[1, 2] + lz * c[2, 2])))
+        best = max(best, num / (0.5 * (1.0 + (lx * lx + ly * ly + lz * lz))))
     if 6 <= axis < 15:  # the traversal's edge x edge axis A_i x B_j (id 6 + 3 i + j)
         i = (axis - 6) // 3
         j = (axis - 6) % 3
@@ -338,13 +358,45 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     return best
 
 
+@njit(cache=True, inline='always')
+def _kept(fin, m_in, i, mscale, ring, s, call, slack):
+    """True when row ``i``'s certificate still holds: its margin minus the motion bound since
+    its reference call (the quick bound first, no square root; the row's own one when the
+    quick one does not hold) is above the slack."""
+    h = fin[i, ST_REF]
+    if h < 0 or call - h >= RING:
+        return False
+    hs = h % RING
+    if ring[hs, RG_STAMP] != call:
+        _motion_terms(ring, hs, s, call)
+    m = m_in[i, MG_M]
+    if m - mscale * (ring[hs, RG_Q] + ring[hs, RG_DRN] * m_in[i, MG_L]) > slack:
+        return True
+    return m - mscale * _motion(ring, hs, m_in[i, MG_C], m_in[i, MG_C + 1], m_in[i, MG_C + 2],
+                                m_in[i, MG_RHO]) > slack
+
+
 @pair_njit
-def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack):
+def all_kept(fin, m_in, n_in, mscale, ring, s, call, slack):
+    """The first row whose certificate does not hold (``_kept``), or ``n_in`` when every one
+    does (the front is kept as it is: no row is tested, none changes)."""
+    if mscale < 0.0:
+        return 0
+    for i in range(n_in):
+        if not _kept(fin, m_in, i, mscale, ring, s, call, slack):
+            return i
+    return n_in
+
+
+@pair_njit
+def seed_pass(fin, m_in, n_in, sq, par, nA, mscale, ring, s, call, slack, first_seed):
     """Pass 1 (module docstring): the input front (``fin``, ``m_in``: ``n_in`` rows) classified
-    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq``, ``msq``.
+    into kept rows and seeds, with sibling pull-ups, into the sequence ``sq`` (the rows' integer
+    columns and their input row: a kept row's margin columns stay in ``m_in``).
     ``par``: parents of A's nodes then of B's (offset ``nA``). ``mscale``: the motion bound's
     factor, 1.0 (a negative value keeps no row: every front pair is tested;
-    tests set 0.0 to show that an unsound bound is caught). Returns (rows, skipped, pull-ups)."""
+    tests set 0.0 to show that an unsound bound is caught). Rows before ``first_seed`` are
+    known to be kept (``all_kept``). Returns (rows, skipped, pull-ups)."""
     k = 0
     skipped = 0
     merges = 0
@@ -352,28 +404,22 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack):
     for i in range(n_in):
         for col in range(SQ_SEED):
             sq[k, col] = fin[i, col]
-        for col in range(MG_COLS):
-            msq[k, col] = m_in[i, col]
-        m = m_in[i, MG_M]
-        h = fin[i, ST_REF]
-        seed = 1
-        if certify and h >= 0 and call - h < RING:
-            hs = h % RING
-            if ring[hs, RG_STAMP] != call:
-                _motion_terms(ring, hs, s, call)
-            # the quick bound first (no square root), the row's exact one when it does not hold
-            rem = m - mscale * (ring[hs, RG_Q] + ring[hs, RG_DRN] * m_in[i, MG_L])
-            if not rem > slack:
-                rem = m - mscale * _motion(ring, hs, m_in[i, MG_C], m_in[i, MG_C + 1], m_in[i, MG_C + 2],
-                                           m_in[i, MG_RHO])
-            if rem > slack:
-                seed = 0
-        sq[k, SQ_SEED] = seed
+        sq[k, SQ_SRC] = i
+        if i < first_seed or (certify and _kept(fin, m_in, i, mscale, ring, s, call, slack)):
+            sq[k, SQ_SEED] = 0
+            skipped += 1
+        else:
+            sq[k, SQ_SEED] = 1
         k += 1
         while k >= 2:
             q = k - 2
-            if not (sq[q, ST_AGE] >= AGE_MIN and sq[q, ST_WAIT] == 0 and sq[k - 1, ST_AGE] >= AGE_MIN
-                    and sq[k - 1, ST_WAIT] == 0):
+            if sq[q, SQ_SEED] == 0 and sq[k - 1, SQ_SEED] == 0:
+                # two kept siblings stay apart: a kept parent (margin: the smaller remaining one,
+                # larger node) expired sooner and then failed its test near contacts (measured
+                # on the four lab scenes: more node tests, no less time)
+                break
+            if not (sq[q, ST_SEP] != 0 and sq[q, ST_WAIT] <= call and sq[k - 1, ST_SEP] != 0
+                    and sq[k - 1, ST_WAIT] <= call):
                 break
             a1 = sq[q, FR_A]
             b1 = sq[q, FR_B]
@@ -387,79 +433,69 @@ def seed_pass(fin, m_in, n_in, sq, msq, par, nA, mscale, ring, s, call, slack):
                 pb = par[nA + b1]
             else:
                 break
-            if sq[q, SQ_SEED] == 0 and sq[k - 1, SQ_SEED] == 0:
-                # two kept siblings stay apart: a kept parent (margin: the smaller remaining one,
-                # larger node) expired sooner and then failed its test near contacts (measured
-                # on the four lab scenes: more node tests, no less time)
-                break
             k -= 1
+            skipped -= (1 - sq[q, SQ_SEED]) + (1 - sq[k, SQ_SEED])  # (a kept row is now in a seed)
             sq[q, FR_A] = pa
             sq[q, FR_B] = pb
-            sq[q, ST_AGE] = min(sq[q, ST_AGE], sq[k, ST_AGE])
+            sq[q, ST_WAIT] = max(sq[q, ST_WAIT], sq[k, ST_WAIT])
             sq[q, ST_FAILS] = max(sq[q, ST_FAILS], sq[k, ST_FAILS])
             sq[q, ST_PULLED] = 1
             merges += 1
             sq[q, SQ_SEED] = 1  # a seed: tested this frame, its own margin if it holds
             sq[q, ST_REF] = -1
-            msq[q, MG_M] = NO_MARGIN
-    for q in range(k):
-        if sq[q, SQ_SEED] == 0:
-            skipped += 1
+            sq[q, SQ_SRC] = -1
     return k, skipped, merges
 
 
 @njit(cache=True, inline='always')
-def _next_state(sq, src, fo, w, seed_row, outcome, pulled, fails):
-    """State of a new front row ``w`` from its seed's (``src``: the seed's sequence row);
+def _next_state(fo, w, seed_row, outcome, pulled, fails, wait, call):
+    """State of a new front row ``w`` from its seed's (``fails``, ``wait``: the seed's);
     ``seed_row`` when it is the seed's own row (the seed stopped there), else the traversal
     sprouted below the seed."""
-    sep = outcome == OUT_SEPARATED
+    sep = 1 if outcome == OUT_SEPARATED else 0
+    fo[w, ST_SEP] = sep
     if pulled:
         if seed_row:  # the pull-up held: a fresh entry
-            fo[w, ST_AGE] = 1
             fo[w, ST_WAIT] = 0
             fo[w, ST_FAILS] = 0
-        else:  # it failed: the pairs below wait before the next try
-            fo[w, ST_AGE] = 1 if sep else 0
-            fo[w, ST_WAIT] = min(WAIT_MAX, 2 << min(fails, 10))
+        else:  # it failed: the pairs below wait 2, 4, .. WAIT_MAX calls before the next try
+            fo[w, ST_WAIT] = call + 1 + min(WAIT_MAX, 2 << min(fails, 10))
             fo[w, ST_FAILS] = fails + 1
     elif seed_row:
-        fo[w, ST_AGE] = sq[src, ST_AGE] + 1 if sep else 0
-        fo[w, ST_WAIT] = max(0, sq[src, ST_WAIT] - 1)
+        fo[w, ST_WAIT] = wait
         fo[w, ST_FAILS] = fails
-    else:  # sprouted below a kept pair
-        fo[w, ST_AGE] = 1 if sep else 0
+    else:  # sprouted below a seed
         fo[w, ST_WAIT] = 0
         fo[w, ST_FAILS] = 0
     fo[w, ST_PULLED] = 0
 
 
 @pair_njit
-def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, call, mscale, slack, cscratch):
-    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq``,
-    ``msq``: kept rows copied, each seed
-    replaced by its sub-traversal's stop rows (separated ones with a fresh margin). Writes
-    meta[M_NOUT]; returns DONE_OK or GROW (the front's slots are too small)."""
+def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call, mscale, slack, cscratch):
+    """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq`` (a
+    kept row's margin columns: ``m_in``): kept rows copied, each seed replaced by its
+    sub-traversal's stop rows (separated ones with a fresh margin). Returns the new front's
+    rows, or -1 (the front's slots are too small)."""
     cap = fo.shape[0]
     spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
+    certify = mscale >= 0.0
     w = 0
     r = 0
     nxt = 0  # the sequence row of the next seed after the current one (nq: none)
     for q in range(nq):
         if w >= cap:
-            meta[M_GROW] = GROW_FRONT
-            return GROW
+            return -1
         if sq[q, SQ_SEED] == 0:
             for col in range(SQ_SEED):
                 fo[w, col] = sq[q, col]
-            fo[w, ST_AGE] = min(fo[w, ST_AGE] + 1, AGE_CAP)
-            fo[w, ST_WAIT] = max(0, fo[w, ST_WAIT] - 1)
+            src = sq[q, SQ_SRC]
             for col in range(MG_COLS):
-                mo[w, col] = msq[q, col]
+                mo[w, col] = m_in[src, col]
             w += 1
             continue
         pulled = sq[q, ST_PULLED] != 0
         fails = sq[q, ST_FAILS]
+        wait = sq[q, ST_WAIT]
         nxt = max(nxt, q + 1)
         while nxt < nq and sq[nxt, SQ_SEED] == 0:
             nxt += 1
@@ -478,14 +514,13 @@ def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, 
             if outcome == OUT_OVERLAP:
                 continue
             if w >= cap:
-                meta[M_GROW] = GROW_FRONT
-                return GROW
+                return -1
             fo[w, FR_A] = a
             fo[w, FR_B] = b
-            _next_state(sq, q, fo, w, seed_row, outcome, pulled, fails)
+            _next_state(fo, w, seed_row, outcome, pulled, fails, wait, call)
             fo[w, ST_REF] = -1
             mo[w, MG_M] = NO_MARGIN
-            if outcome == OUT_SEPARATED and mscale >= 0.0:
+            if outcome == OUT_SEPARATED and certify:
                 m = _margin(nfA, a, nfB, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
                 if m > slack:  # else no certificate: tested next frame
                     fo[w, ST_REF] = call
@@ -497,26 +532,7 @@ def emit_front(plan, R, t, nfA, nfB, sq, msq, fo, mo, meta, trace, n_trace, nq, 
                     mo[w, MG_RHO] = rho
                     mo[w, MG_L] = np.sqrt(cx * cx + cy * cy + cz * cz) * (1.0 + 1e-12) + rho
             w += 1
-    meta[M_NOUT] = w
-    return DONE_OK
-
-
-@njit(cache=True, inline='always')
-def _plain(plan, R, t, A, B, K, fo, mo, meta, buf):
-    """An incoherent frame: a traversal from the root without the trace; the new front is the
-    root pair (no certificate). Returns DONE_OK or MORE."""
-    buf.stack[0, 0] = 0
-    buf.stack[0, 1] = 0
-    buf.state[ST_SP] = 1
-    if traverse(plan, R, t, A, B, K, buf) != 0:
-        meta[M_GROW] = 1
-        return MORE
-    for col in range(SQ_SEED):
-        fo[0, col] = 0
-    fo[0, ST_REF] = -1
-    mo[0, MG_M] = NO_MARGIN
-    meta[M_NOUT] = 1
-    return _finish(buf, meta)
+    return w
 
 
 @njit(cache=True, inline='always')
@@ -529,13 +545,35 @@ def _finish(buf, meta):
 
 
 @njit(cache=True, inline='always')
-def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq):
-    """The frame after the pose checks (module docstring); returns DONE_OK, GROW (the front's
-    slots) or MORE (the traversal's buffers)."""
-    call = meta[M_CALL]
-    side = meta[M_SIDE]
-    n_in = meta[M_NFRONT]
+def _block(n_in, trace_rows, pair_rows, h, kq):
+    """Offsets (int64 slots) in a call's scratch block: the k-DOP tables (``kq`` slots), the
+    sequence rows, the stack (``h`` = the trees' heights + 2), the trace, the pairs; and the
+    block's length."""
+    o_seq = np.int64(B_FIXED) + kq
+    o_stack = o_seq + n_in * (SQ_COLS // 2)
+    o_trace = o_stack + n_in + h
+    o_pairs = o_trace + (trace_rows * TRACE_COLS + 1) // 2
+    return o_seq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
+
+
+@njit(cache=True, inline='always')
+def _sizes(meta, IA, IB, n_in):
+    """(stack rows beyond the seeds, trace rows, pair rows) of this call's block: the last
+    frames' counts with room to spare (the hints are halved every frame, so a burst is
+    forgotten)."""
+    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
+    trace_rows = max(4 * n_in + 16, 2 * meta[M_TRACE_HINT])
+    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]) + 2 * meta[M_PAIRS_HINT])
+    return h, trace_rows, pair_rows
+
+
+@njit(cache=True, inline='always')
+def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, side, n_in, da, db, mscale, kq):
+    """The frame after the pose checks (module docstring), on the scratch block ``blk`` (R, t
+    already in it; ``kq``: the k-DOP tables' slots before the sequence). Returns DONE_OK,
+    GROW (the front's slots) or MORE (the block)."""
     out = 1 - side
+    A, B = trees(FA, IA, FB, IB)
     nA = A.ni.shape[0]
     # this call's ring row
     s = call % RING
@@ -556,26 +594,78 @@ def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale
     scale = (_root_scale(A.nf) + nr * _root_scale(B.nf)
              + np.sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]))
     slack = CERT_REL * scale
-    # 0. an incoherent frame (JUMP_REL): a plain traversal from the root
-    meta[M_JUMP] = 0
+    # 0. an incoherent frame (JUMP_REL): a traversal from the root
+    jump = False
     if call > 0 and mscale >= 0.0:
         p = (call - 1) % RING
         _motion_terms(ring, p, s, call)
         ra = _ball(A.nf, 0)[3]
         cx, cy, cz, rb = _ball(B.nf, 0)  # (B's root ball now: its deformation is in the terms)
-        if _motion(ring, p, cx, cy, cz, rb) > JUMP_REL * max(ra, rb):
-            meta[M_JUMP] = 1
-            meta[M_FROM_ROOT] = 1
-            return _plain(plans[1], R, t, A, B, K, fr[out], mg[out], meta, buf)
+        jump = _motion(ring, p, cx, cy, cz, rb) > JUMP_REL * max(ra, rb)
+    meta[M_JUMP] = jump
+    plain = jump and meta[M_PREV_JUMP] != 0  # (after a coherent call: traced, the front rebuilt)
+    # 1. a front whose every row is kept stays as it is
+    first_seed = 0
+    if not jump:
+        first_seed = all_kept(fr[side], mg[side], n_in, mscale, ring, s, call, slack)
+        if first_seed == n_in:
+            meta[M_SAME] = 1
+            meta[M_NOUT] = n_in
+            meta[M_SKIPPED] = n_in
+            meta[M_OPAIRS] = B_FIXED
+            meta[M_PREV_JUMP] = 0
+            return DONE_OK
+    # the block's layout (the caller makes a larger one when it is too small)
+    nq_max = 1 if jump else n_in
+    h, trace_rows, pair_rows = _sizes(meta, IA, IB, nq_max)
+    if plain:
+        trace_rows = 1
+    o_seq, o_stack, o_trace, o_pairs, n = _block(nq_max, trace_rows, pair_rows, h, kq)
+    if n > blk.shape[0]:
+        meta[M_NEED] = n
+        return MORE
+    box = c_view(blk, B_WF + WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
+    sq = c_view(blk, o_seq, (nq_max, np.int64(SQ_COLS)), np.int32)
+    state = meta[M_STATE:M_STATE + 3]
+    state[ST_PAIRS] = 0
+    state[ST_TRACE] = 0
+    buf = Buffers(c_view(blk, o_pairs, (pair_rows, np.int64(2)), np.int32),
+                  c_view(blk, o_trace, (trace_rows, np.int64(TRACE_COLS)), np.int32),
+                  c_view(blk, o_stack, (nq_max + h, np.int64(2)), np.int32), blk[:N_STATS], state, box)
+    meta[M_OPAIRS] = o_pairs
+    if plain:  # without the trace; the new front is the root pair (no certificate)
+        buf.stack[0, 0] = 0
+        buf.stack[0, 1] = 0
+        state[ST_SP] = 1
+        if traverse(plans[1], R, t, A, B, K, buf) != 0:
+            return _more(meta, trace_rows, pair_rows, nq_max, h, kq)
+        fo = fr[out]
+        for col in range(SQ_SEED):
+            fo[0, col] = 0
+        fo[0, ST_REF] = -1
+        mg[out, 0, MG_M] = NO_MARGIN
+        meta[M_NOUT] = 1
+        meta[M_FROM_ROOT] = 1
+        meta[M_PREV_JUMP] = 1
+        return _finish(buf, meta)
     plan = plans[0]
-    meta[M_FROM_ROOT] = n_in == 1 and fr[side, 0, FR_A] == 0 and fr[side, 0, FR_B] == 0
-    # 1. certificates and pull-ups
-    nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, msq, par, nA, mscale, ring, s, call, slack)
+    # 2. certificates and pull-ups
+    if jump:  # the root pair, a fresh seed
+        for col in range(SQ_COLS):
+            sq[0, col] = 0
+        sq[0, ST_REF] = -1
+        sq[0, SQ_SEED] = 1
+        sq[0, SQ_SRC] = -1
+        nq, skipped, merges = 1, 0, 0
+    else:
+        nq, skipped, merges = seed_pass(fr[side], mg[side], n_in, sq, par, nA, mscale, ring, s, call, slack,
+                                        first_seed)
     meta[M_SKIPPED] = skipped
     meta[M_MERGED] = merges
     ns = nq - skipped
     meta[M_SEEDS] = ns
-    # 2. the seeded traversal (the first seed on top: popped first)
+    meta[M_FROM_ROOT] = nq == 1 and ns == 1 and sq[0, FR_A] == 0 and sq[0, FR_B] == 0
+    # 3. the seeded traversal (the first seed on top: popped first)
     stack = buf.stack
     top = ns
     for q in range(nq):
@@ -583,156 +673,121 @@ def _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale
             top -= 1
             stack[top, 0] = sq[q, FR_A]
             stack[top, 1] = sq[q, FR_B]
-    buf.state[ST_SP] = ns
+    state[ST_SP] = ns
     if ns > 0 and traverse(plan, R, t, A, B, K, buf) != 0:
-        meta[M_GROW] = 1
-        return MORE
-    # 3. the new front
-    code = emit_front(plan, R, t, A.nf, B.nf, sq, msq, fr[out], mg[out], meta, buf.trace, buf.state[ST_TRACE], nq,
-                      call, mscale, slack, buf.box[0])
-    if code != DONE_OK:
-        return code
+        return _more(meta, trace_rows, pair_rows, nq_max, h, kq)
+    # 4. the new front
+    w = emit_front(plan, R, t, A.nf, B.nf, sq, mg[side], fr[out], mg[out], buf.trace, state[ST_TRACE], nq, call, mscale,
+                   slack, box[0])
+    if w < 0:
+        return GROW
+    meta[M_NOUT] = w
+    meta[M_PREV_JUMP] = jump
     return _finish(buf, meta)
 
 
-def _layout_sizes(n_in, trace_rows, pair_rows, h):
-    """Offsets (int64 slots) in a call's scratch block: R, t, box (WF_LEN), the sequence rows,
-    their margins, the stack (``h`` = the trees' heights + 2), the trace, the pairs; and the
-    block's length."""
-    o_seq = np.int64(WF_LEN)
-    o_mseq = o_seq + n_in * (FRONT_COLS // 2)
-    o_stack = o_mseq + n_in * MG_COLS
-    o_trace = o_stack + n_in + h
-    o_pairs = o_trace + (trace_rows * TRACE_COLS + 1) // 2
-    return o_seq, o_mseq, o_stack, o_trace, o_pairs, o_pairs + pair_rows
-
-
-_block = njit(cache=True, inline='always')(_layout_sizes)
-
-
-@pair_njit
-def _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows, pair_rows, K):
-    """One frame on a scratch block ``blk`` (``_begin``) with R, t already in it; compiled
-    without reference counting (``_pairjit``: the ~40 views it makes cost no atomic operations;
-    it allocates nothing). ``K``: the k-DOP bundle, or arrays of its types never read.
-    Returns DONE_OK, GROW or MORE (the traversal's buffers are full: a larger block, and again)."""
-    n_in = meta[M_NFRONT]
-    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
-    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(n_in, trace_rows, pair_rows, h)
-    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
-    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
-    box = c_view(blk, WF_BOX, (np.int64(3), np.int64(3), np.int64(3)), np.float64)
-    sq = c_view(blk, o_seq, (n_in, np.int64(FRONT_COLS)), np.int32)
-    msq = c_view(blk, o_mseq, (n_in, np.int64(MG_COLS)), np.float64)
-    state = meta[M_STATE:M_STATE + 3]
-    state[ST_SP] = 0
-    state[ST_PAIRS] = 0
-    state[ST_TRACE] = 0
-    for k in range(N_STATS):
-        counts[k] = 0
-    buf = Buffers(c_view(blk, o_pairs, (pair_rows, np.int64(2)), np.int32),
-                  c_view(blk, o_trace, (trace_rows, np.int64(TRACE_COLS)), np.int32),
-                  c_view(blk, o_stack, (n_in + h, np.int64(2)), np.int32), counts[:N_STATS], state, box)
-    A, B = trees(FA, IA, FB, IB)
-    return _frame(plans, R, t, A, B, K, IA, IB, par, fr, mg, ring, meta, da, db, mscale, buf, sq, msq)
+@njit(cache=True, inline='always')
+def _more(meta, trace_rows, pair_rows, nq, h, kq):
+    """The traversal's buffers are full: hints for 4 times the rows (either may be full), and
+    the block's length they need (MORE)."""
+    meta[M_TRACE_HINT] = 2 * trace_rows
+    meta[M_PAIRS_HINT] = 2 * pair_rows
+    tr = max(4 * nq + 16, 4 * trace_rows)
+    pr = 4 * pair_rows
+    meta[M_NEED] = _block(nq, tr, pr, h, kq)[4]
+    return MORE
 
 
 @njit(cache=True, inline='always')
-def _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front):
-    """Counters zeroed, the call's inputs in ``meta``, the poses checked; returns (status, the
-    first scratch block's sizes: stack rows beyond the seeds, trace rows, pair rows)."""
-    for k in range(counts.shape[0]):
-        counts[k] = 0
-    meta[M_CALL] = call
-    meta[M_SIDE] = side
-    meta[M_NFRONT] = n_front
-    meta[M_GROW] = 0
+def _start(pose_a, pose_b, meta, blk):
+    """Counters zeroed, the outputs reset, the poses checked; returns the status (also at
+    ``blk[N_STATS]``)."""
+    for k in range(N_STATS + 1):
+        blk[k] = 0
+    meta[M_SAME] = 0
     meta[M_NOUT] = 0
     meta[M_NPAIRS] = 0
     meta[M_SKIPPED] = 0
     meta[M_SEEDS] = 0
     meta[M_MERGED] = 0
+    meta[M_FROM_ROOT] = 0
+    meta[M_OPAIRS] = B_FIXED
+    meta[M_STATE + ST_PAIRS] = 0
+    meta[M_STATE + ST_TRACE] = 0
     st = pose_status(pose_a, pose_b)
-    counts[N_STATS] = st
-    n_in = meta[M_NFRONT]
-    h = np.int64(IA[H_HEIGHT]) + np.int64(IB[H_HEIGHT]) + 2
-    # the last frames' counts with room to spare (halved every frame, so a burst is forgotten)
-    trace_rows = max(4 * n_in + 16, 2 * meta[M_TRACE_HINT])
-    pair_rows = max(np.int64(64), np.int64(IA[H_LEAF_CAP]) * np.int64(IB[H_LEAF_CAP]) + 2 * meta[M_PAIRS_HINT])
-    meta[M_TRACE_HINT] //= 2
-    meta[M_PAIRS_HINT] //= 2
-    return st, h, trace_rows, pair_rows
+    blk[N_STATS] = st
+    return st
 
 
 @njit(cache=True, inline='always')
-def _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows):
-    """The call's scratch block (one allocation: fresh memory is warm in the cache, where a
-    cache's own buffers, touched once a frame among many pairs, are not) with R, t in it."""
-    o_seq, o_mseq, o_stack, o_trace, o_pairs, n = _block(meta[M_NFRONT], trace_rows, pair_rows, h)
-    blk = np.empty(n, dtype=np.int64)
-    R = c_view(blk, WF_R, (np.int64(3), np.int64(3)), np.float64)
-    t = c_view(blk, WF_T, (np.int64(3),), np.float64)
-    _relative_transform(pose_a, pose_b, R, t)
-    return blk, R, t, o_pairs
+def _done(meta, code, c0):
+    """The hints updated after a frame (halved, at least this frame's counts) and the cycles."""
+    if code == DONE_OK:
+        meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT] // 2, meta[M_STATE + ST_TRACE])
+        meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT] // 2, meta[M_NPAIRS])
+    meta[M_CYC] = read_cycles() - c0
+    return code
 
 
-@njit(cache=True, nogil=True)
-def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front, da, db,
+@pair_njit(nogil=True)
+def front_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, blk, call, side, n_front, da, db,
                 mscale):
     """One frame of the front cache (module docstring) on non-k-DOP trees: all contacts of the
     query. ``plans`` (2, PLAN_LEN): the query's plan with the trace on and all contacts, then
     the same without the trace (``_core.make_plan``). The state is the caller's
     (``cdcore.front.FrontCache``): ``par`` the parents of A's nodes then B's, ``fr``/``mg``
-    the front's slots, ``ring`` (RING, RING_COLS), ``meta`` (META_LEN,) int64 (M_*; ``call``,
-    ``side``, ``n_front`` are written to M_CALL, M_SIDE, M_NFRONT); ``counts`` (N_STATS + 1,)
-    like the core's entries (status last: 0 or a bad pose, then nothing else was done); ``da``,
-    ``db``: the largest vertex moves of A's and B's meshes since the previous call (refits);
-    ``mscale``: the motion bound's factor (``seed_pass``). Returns (DONE_OK, GROW: the front's
-    slots are too small, grow and repeat, or BAD_POSE; the sorted pairs (k, 2) int32). The
-    frame itself runs in ``_core_frame``, on a scratch block, again on a larger one while the
-    traversal's buffers overflow."""
+    the front's slots (``side``: the input's, ``n_front`` rows), ``ring`` (RING, RING_COLS),
+    ``meta`` (META_LEN,) int64 (M_*), ``blk`` the scratch block (int64: the counters and the
+    status first, ``_core``'s layout; the pairs from meta[M_OPAIRS]); ``call`` this call's
+    index (0, 1, ..; incremented by the caller after each DONE_OK); ``da``, ``db``: the
+    largest vertex moves of A's and B's meshes since the previous call (refits); ``mscale``:
+    the motion bound's factor (``seed_pass``). Returns DONE_OK, GROW (the front's slots are too
+    small: grow them and repeat), MORE (a block of meta[M_NEED] slots, and repeat) or BAD_POSE.
+    Compiled without reference counting (``_pairjit``): it allocates nothing."""
     c0 = read_cycles()
-    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
-    if st:
-        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
+    if blk.shape[0] < B_FIXED:
+        meta[M_NEED] = B_FIXED
+        return MORE
+    if _start(pose_a, pose_b, meta, blk):
+        return BAD_POSE
+    R = c_view(blk, B_WF + WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, B_WF + WF_T, (np.int64(3),), np.float64)
+    _relative_transform(pose_a, pose_b, R, t)
     # arrays of the k-DOP bundle's types, never read (``_core._unread_kdop``)
     f2 = mg[0]
     K = KdopQuery(f2, f2, f2, f2, fr[0], f2, c_view(meta, 0, (np.int64(1), np.int64(META_LEN)), np.int64))
-    while True:
-        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
-        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
-                           pair_rows, K)
-        if code != MORE:
-            break
-        trace_rows *= 4  # (either may be full: grow both)
-        pair_rows *= 4
-    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
-    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
-    meta[M_CYC] = read_cycles() - c0
-    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
+    code = _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, side, n_front, da, db, mscale,
+                  np.int64(0))
+    return _done(meta, code, c0)
 
 
-@njit(cache=True, nogil=True)
-def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, counts, call, side, n_front,
+@pair_njit(nogil=True)
+def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, meta, blk, call, side, n_front,
                      da, db, mscale, KT):
-    """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query)."""
+    """``front_entry`` for k-DOP trees (``KT``: ``KdopTables``; B realigned for this query: the
+    tables in the block, after the fixed slots)."""
     c0 = read_cycles()
-    st, h, trace_rows, pair_rows = _start(pose_a, pose_b, meta, counts, IA, IB, call, side, n_front)
-    if st:
-        return BAD_POSE, np.empty((0, 2), dtype=np.int32)
-    while True:
-        blk, R, t, o_pairs = _scratch(pose_a, pose_b, meta, h, trace_rows, pair_rows)
-        K = _kdop_query(plans[0, P_METHOD], KT, R, t)
-        code = _core_frame(FA, IA, FB, IB, plans, par, fr, mg, ring, meta, counts, da, db, mscale, blk, trace_rows,
-                           pair_rows, K)
-        if code != MORE:
-            break
-        trace_rows *= 4  # (either may be full: grow both)
-        pair_rows *= 4
-    meta[M_TRACE_HINT] = max(meta[M_TRACE_HINT], meta[M_STATE + ST_TRACE])
-    meta[M_PAIRS_HINT] = max(meta[M_PAIRS_HINT], meta[M_NPAIRS])
-    meta[M_CYC] = read_cycles() - c0
-    return code, c_view(blk, o_pairs, (meta[M_NPAIRS], np.int64(2)), np.int32)
+    k2 = np.int64(KT.dirs.shape[0])
+    qf_cols = np.int64(QF_TROW + KT.T.shape[0])
+    kq = k2 * (qf_cols + QI_COLS)
+    if blk.shape[0] < B_FIXED + kq:
+        meta[M_NEED] = B_FIXED + kq
+        return MORE
+    if _start(pose_a, pose_b, meta, blk):
+        return BAD_POSE
+    R = c_view(blk, B_WF + WF_R, (np.int64(3), np.int64(3)), np.float64)
+    t = c_view(blk, B_WF + WF_T, (np.int64(3),), np.float64)
+    _relative_transform(pose_a, pose_b, R, t)
+    qf = c_view(blk, B_FIXED, (k2, qf_cols), np.float64)
+    qi = c_view(blk, B_FIXED + k2 * qf_cols, (k2, np.int64(QI_COLS)), np.int64)
+    qf[:] = 0.0
+    qi[:] = 0
+    prepare_query(plans[0, P_METHOD], KT.dirs, R, t, KT.scale_b, KT.fvert, KT.fstart, KT.fslab, KT.fsign, KT.finv,
+                  KT.T, KT.TN, KT.inv_delta, qf, qi)
+    K = KdopQuery(KT.dirs, KT.slabA, KT.slabB, KT.tabB, KT.outB, qf, qi)
+    code = _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, side, n_front, da, db, mscale,
+                  kq)
+    return _done(meta, code, c0)
 
 
 @njit(cache=True, nogil=True)
@@ -748,5 +803,5 @@ def max_displacement(old, new):
     return np.sqrt(best) * (1.0 + 1e-12)
 
 
-__all__ = ["front_entry", "front_kdop_entry", "parents", "seed_pass", "max_displacement", "AGE_MIN", "WAIT_MAX",
+__all__ = ["front_entry", "front_kdop_entry", "parents", "all_kept", "seed_pass", "max_displacement", "WAIT_MAX",
            "FRONT_COLS", "RING", "CERT_REL"]

@@ -2,6 +2,8 @@
 import numpy as np
 from numba import njit
 
+from ._pairjit import pair_njit
+
 
 @njit(cache=True)
 def sym_eig3(a00, a01, a02, a11, a12, a22, vecs, work=None):
@@ -79,7 +81,7 @@ def sym_eig3(a00, a01, a02, a11, a12, a22, vecs, work=None):
     orthonormal_frame(vecs)
 
 
-@njit(cache=True)
+@pair_njit
 def orthonormal_frame(m):
     """Re-orthonormalise the columns of ``m`` (3, 3) in place, keeping column 0's
     direction, and make the frame right-handed (column 2 = column 0 x column 1)."""

@@ -602,12 +602,14 @@ def shapes_intersect(ka, sa, pa, va, a0, a1, kb, sb, pb, vb, b0, b1):
 @njit(cache=True)
 def prim_triangle_intersect(kind, size, pose, verts, v0, v1, tri):
     """Whether the solid primitive meets the triangle ``tri`` (3, 3) (world corners)."""
-    return shapes_intersect(kind, size, pose, verts, v0, v1, TRIANGLE, size, pose, tri, 0, 3)
+    return shapes_intersect(np.int64(kind), size, pose, verts, np.int64(v0), np.int64(v1), np.int64(TRIANGLE), size,
+                            pose, tri, np.int64(0), np.int64(3))
 
 
 @njit(cache=True)
 def prim_triangle_distance(kind, size, pose, verts, v0, v1, tri, wa, wb):
-    return shape_distance(kind, size, pose, verts, v0, v1, TRIANGLE, size, pose, tri, 0, 3, wa, wb)
+    return shape_distance(np.int64(kind), size, pose, verts, np.int64(v0), np.int64(v1), np.int64(TRIANGLE), size,
+                          pose, tri, np.int64(0), np.int64(3), wa, wb)
 
 
 @njit(cache=True)
@@ -618,8 +620,9 @@ def prim_pairs_intersect(kind, size, vert_off, verts, poses, pairs):
     out = np.zeros(pairs.shape[0], dtype=np.bool_)
     for k in range(pairs.shape[0]):
         i, j = pairs[k, 0], pairs[k, 1]
-        out[k] = shapes_intersect(kind[i], size[i], poses[i], verts, vert_off[i], vert_off[i + 1],
-                                  kind[j], size[j], poses[j], verts, vert_off[j], vert_off[j + 1])
+        out[k] = shapes_intersect(np.int64(kind[i]), size[i], poses[i], verts, np.int64(vert_off[i]),
+                                  np.int64(vert_off[i + 1]), np.int64(kind[j]), size[j], poses[j], verts,
+                                  np.int64(vert_off[j]), np.int64(vert_off[j + 1]))
     return out
 
 
@@ -629,8 +632,9 @@ def prim_pairs_distance(kind, size, vert_off, verts, poses, pairs, witness):
     out = np.empty(pairs.shape[0])
     for k in range(pairs.shape[0]):
         i, j = pairs[k, 0], pairs[k, 1]
-        out[k] = shape_distance(kind[i], size[i], poses[i], verts, vert_off[i], vert_off[i + 1],
-                                kind[j], size[j], poses[j], verts, vert_off[j], vert_off[j + 1],
+        out[k] = shape_distance(np.int64(kind[i]), size[i], poses[i], verts, np.int64(vert_off[i]),
+                                np.int64(vert_off[i + 1]), np.int64(kind[j]), size[j], poses[j], verts,
+                                np.int64(vert_off[j]), np.int64(vert_off[j + 1]),
                                 witness[k, 0], witness[k, 1])
     return out
 

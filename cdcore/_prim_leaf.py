@@ -90,7 +90,8 @@ def prim_vs_mesh(kind, size, pose, verts, v0, v1, bc, be, nf, ni, po, vB, fB, st
         s = ni[node, START]
         for k in range(s, s + ni[node, COUNT]):
             _load_triangle(vB, fB, po[k], tri)
-            if shapes_intersect(kind, size, pose, verts, v0, v1, TRIANGLE, size, pose, tri, 0, 3):
+            if shapes_intersect(np.int64(kind), size, pose, verts, np.int64(v0), np.int64(v1), np.int64(TRIANGLE), size,
+                                pose, tri, np.int64(0), np.int64(3)):
                 return True
     return False
 
@@ -146,15 +147,16 @@ def link_pairs_prims(pairs, poses_a, poses_b,
             _mul(poses_a[i], lA[p], wa)
             for q in range(loB[j], loB[j + 1]):
                 _mul(poses_b[j], lB[q], wb)
-                if shapes_intersect(kA[p], sA[p], wa, pvA, voA[p], voA[p + 1],
-                                    kB[q], sB[q], wb, pvB, voB[q], voB[q + 1]):
+                if shapes_intersect(np.int64(kA[p]), sA[p], wa, pvA, np.int64(voA[p]), np.int64(voA[p + 1]),
+                                    np.int64(kB[q]), sB[q], wb, pvB, np.int64(voB[q]), np.int64(voB[q + 1])):
                     hit = True
                     break
         if not hit and realB[j] != 0:
             for p in range(loA[i], loA[i + 1]):
                 _mul(poses_a[i], lA[p], wa)
                 _rel(poses_b[j], wa, rel)
-                if prim_vs_mesh(kA[p], sA[p], rel, pvA, voA[p], voA[p + 1], bcA[p], beA[p],
+                if prim_vs_mesh(np.int64(kA[p]), sA[p], rel, pvA, np.int64(voA[p]), np.int64(voA[p + 1]),
+                                bcA[p], beA[p],
                                 nfB[noB[j]:noB[j + 1]], niB[noB[j]:noB[j + 1]], poB[foB[j]:foB[j + 1]],
                                 vB[vxB[j]:vxB[j + 1]], fB[foB[j]:foB[j + 1]], stack):
                     hit = True
@@ -163,7 +165,8 @@ def link_pairs_prims(pairs, poses_a, poses_b,
             for q in range(loB[j], loB[j + 1]):
                 _mul(poses_b[j], lB[q], wb)
                 _rel(poses_a[i], wb, rel)
-                if prim_vs_mesh(kB[q], sB[q], rel, pvB, voB[q], voB[q + 1], bcB[q], beB[q],
+                if prim_vs_mesh(np.int64(kB[q]), sB[q], rel, pvB, np.int64(voB[q]), np.int64(voB[q + 1]),
+                                bcB[q], beB[q],
                                 nfA[noA[i]:noA[i + 1]], niA[noA[i]:noA[i + 1]], poA[foA[i]:foA[i + 1]],
                                 vA[vxA[i]:vxA[i + 1]], fA[foA[i]:foA[i + 1]], stack):
                     hit = True

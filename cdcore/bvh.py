@@ -156,7 +156,7 @@ class BVH:
         if self.kdop is not None:
             refit_kdop(self, _pad(self.mesh.vertices))
             return
-        refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v))
+        refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v), np.empty((3, 3)))
 
     def _refit_aabb(self, vertices) -> None:
         """AABB trees: validation, copies, pad and refit in one compiled call (``refit_aabb``)."""

@@ -5,6 +5,7 @@ gap). See ``cdcore._front`` for the scheme and the bounds."""
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
 
@@ -17,7 +18,8 @@ from ._kdop_traverse import kdop_query_arrays
 from .bvh import BVH
 from .collide import CollisionResult, _plan, _result, collide, pose_arg, raise_pose_status
 
-_GROW, _BAD_POSE = K.GROW, K.BAD_POSE
+_GROW, _BAD_POSE, _MORE = K.GROW, K.BAD_POSE, K.MORE
+_BLK0 = K.B_FIXED + 256  # a new cache's scratch block (int64 slots; grown on demand)
 PROBE_EVERY = 64  # frames between two traversals from the root (``FrontCache._collide``)
 _PLANS: dict = {}  # (kind, test, program, method) -> the two plans (never written: shared by every cache)
 
@@ -54,19 +56,24 @@ class FrontCache:
     certificates : bool
         False: every front pair is tested every frame (the front alone, for comparing).
 
-    Incoherent motion (random placements) makes any front a loss: the cache keeps the node tests
-    of its last frame started from the root (a full traversal, ``ref``), and when a frame from
-    the front needs more tests than that, the next frames start from the root again, for 1, 2,
-    4 .. 64 frames in a row while the front keeps losing (a probe, then back-off); a winning
-    frame halves the back-off. So the cost is never much above a full traversal's.
+    Incoherent motion (random placements) makes any front a loss: a frame whose motion bound
+    since the last call exceeds ``_front.JUMP_REL`` of the larger root ball is a traversal from
+    the root (``_front``), so such a motion costs what full traversals cost. The cache keeps
+    the node tests of its last frame started from the root (``ref``); every ``PROBE_EVERY``
+    frames, or when a frame kept every row of a front grown past twice that, the next frame
+    starts from the root again (a front kept deep after the bodies moved apart costs a look
+    per row each frame).
+    A front frame's tests are not compared with ``ref``: an old ``ref`` measured the bodies
+    apart, and a front near contact needed more tests than that while still saving half of a
+    full traversal's (chains-6to1: 0.46x node tests without that back-off, 0.51x with it).
 
     ``collide(pose_a, pose_b)`` returns the ``CollisionResult`` that ``collide(..., contacts="all")``
     would (the same pairs); its ``stats.bv_tests`` counts the node tests this frame did, including
     those of pull-up attempts, and not the front pairs kept by their certificates: those are
     ``last_skipped`` (and summed in ``skipped_total``). ``t_total`` is the time inside the
-    compiled call, as for ``collide``. State is per object (a lock serialises calls on one
-    object; use one ``FrontCache`` per pair and thread). Per-axis scaled poses are not supported
-    (``ValueError``).
+    compiled call, as for ``collide``, plus the time measuring a refitted mesh's vertex moves.
+    State is per object (a lock serialises calls on one object; use one ``FrontCache`` per pair
+    and thread). Per-axis scaled poses are not supported (``ValueError``).
     """
 
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None,
@@ -87,6 +94,9 @@ class FrontCache:
         self._meta = np.zeros(K.META_LEN, dtype=np.int64)
         self._fr = np.zeros((2, 16, FRONT_COLS), dtype=np.int32)
         self._mg = np.zeros((2, 16, K.MG_COLS))
+        # the calls' scratch block (``_front.front_entry``), reused: made larger when a call
+        # asks for it
+        self._blk = np.zeros(_BLK0, dtype=np.int64)
         self._call = 0
         self._spc = seconds_per_cycle()
         self.skipped_total = 0
@@ -103,7 +113,6 @@ class FrontCache:
         self._n = 1
         self._ref = None  # node tests of the last frame started from the root
         self._skip = 0  # frames still to start from the root
-        self._backoff = 1
         self._since_root = 0  # frames since the last one from the root
 
     @property
@@ -136,12 +145,17 @@ class FrontCache:
             self.reset()
 
     def _deformation(self):
-        """(D_A, D_B): the largest vertex moves of the two meshes since the last frame (0.0
-        when a mesh is the same object: a ``Mesh`` is immutable and every refit makes a new one)."""
+        """(D_A, D_B, seconds): the largest vertex moves of the two meshes since the last frame
+        (0.0 when a mesh is the same object: a ``Mesh`` is immutable and every refit makes a new
+        one) and the time measuring them took (part of the frame's ``t_total``: a full
+        traversal does not need it)."""
         (ma, mb), a, b = self._meshes, self.bvh_a.mesh, self.bvh_b.mesh
+        if a is ma and b is mb:
+            return 0.0, 0.0, 0.0
+        t0 = time.perf_counter()
         da = 0.0 if a is ma else float(max_displacement(ma.vertices, a.vertices))
         db = 0.0 if b is mb else float(max_displacement(mb.vertices, b.vertices))
-        return da, db
+        return da, db, time.perf_counter() - t0
 
     def _grow(self) -> None:
         """Twice the front's rows (``_front.GROW``)."""
@@ -165,52 +179,62 @@ class FrontCache:
     def _collide(self, pa, pb) -> CollisionResult:
         self._check_topology()
         a, b = self.bvh_a, self.bvh_b
-        da, db = self._deformation()
+        da, db, t_def = self._deformation()
         if self._skip > 0:
             self._skip -= 1
             self.reset()
         meta = self._meta
-        counts = np.empty(STATUS + 1, dtype=np.int64)
         kd = kdop_query_arrays(a, b, self._plan.method) if self._plan.kdop else None
         # (the call's index, input slot and front rows go as scalars, and the results come back
-        # as one list: a numpy scalar read or write costs ~0.1 us, a query ~1 us)
+        # in ``meta``, read once: a numpy scalar read or write costs ~0.1 us)
         while True:
             if kd is not None:
-                code, pairs = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr,
-                                               self._mg, self._ring, meta, counts, self._call, self._side, self._n,
-                                               da, db, self._mscale, kd)
+                code = front_kdop_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
+                                        self._ring, meta, self._blk, self._call, self._side, self._n, da, db,
+                                        self._mscale, kd)
             else:
-                code, pairs = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
-                                          self._ring, meta, counts, self._call, self._side, self._n, da, db,
-                                          self._mscale)
-            if code != _GROW:
+                code = front_entry(a._F, a._I, b._F, b._I, pa, pb, self._kplan, self._par, self._fr, self._mg,
+                                   self._ring, meta, self._blk, self._call, self._side, self._n, da, db,
+                                   self._mscale)
+            if code == _GROW:
+                self._grow()
+            elif code == _MORE:
+                self._blk = np.zeros(int(meta[K.M_NEED]) * 3 // 2, dtype=np.int64)
+            else:
                 break
-            self._grow()
+        blk = self._blk
         if code == _BAD_POSE:
-            raise_pose_status(int(counts[STATUS]))  # nothing was changed
+            raise_pose_status(int(blk[STATUS]))  # nothing was changed
         m = meta.tolist()
         self._meshes = (a.mesh, b.mesh)
         self._call += 1
-        self._side = 1 - self._side
+        if not m[K.M_SAME]:
+            self._side = 1 - self._side
         self._n = m[K.M_NOUT]
         self.last_skipped = m[K.M_SKIPPED]
         self.skipped_total += self.last_skipped
-        tests = counts.item(L.CNT_BV_TESTS)
-        if m[K.M_FROM_ROOT]:
-            self._ref = tests
-            self._since_root = 0
-        elif self._ref is not None and tests > self._ref:  # the front lost: back to the root
-            self._skip = self._backoff
-            self._backoff = min(64, 2 * self._backoff)
+        counts = blk[:STATUS + 1].copy()
+        n = m[K.M_NPAIRS]
+        if n:
+            o = m[K.M_OPAIRS]
+            pairs = blk[o:o + n].view(np.int32).reshape(n, 2).copy()
         else:
-            self._backoff = max(1, self._backoff // 2)
+            pairs = np.empty((0, 2), dtype=np.int32)
+        if m[K.M_FROM_ROOT]:
+            self._ref = counts.item(L.CNT_BV_TESTS)
+            self._since_root = 0
+        else:
             self._since_root += 1
-            # Kept pairs cost no test but still a pass each frame: a front much larger than a full
-            # traversal (the bodies have moved apart, or stopped apart) is dropped. Every
-            # PROBE_EVERY frames one frame starts from the root to measure that size again.
-            if self._since_root >= PROBE_EVERY or (self._ref is not None and self._n > 2 * self._ref + 16):
+            # Kept pairs cost no test but still a look each frame: a front that kept every row
+            # and is much larger than a full traversal (the bodies have moved apart, or stopped
+            # apart) is dropped. Every PROBE_EVERY frames one frame starts from the root to
+            # measure that size again. (A front that tested rows is not dropped for its size:
+            # near contact it grows past an old ``ref`` measured apart, and dropping it cost
+            # chains-6to1 0.50x instead of 0.43x of a full traversal's node tests.)
+            if self._since_root >= PROBE_EVERY or (m[K.M_SAME] and self._ref is not None
+                                                   and self._n > 2 * self._ref + 16):
                 self._skip = 1
-        return _result(len(pairs) > 0, pairs, counts, m[K.M_CYC] * self._spc)
+        return _result(n > 0, pairs, counts, m[K.M_CYC] * self._spc + t_def)
 
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view

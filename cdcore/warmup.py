@@ -221,6 +221,39 @@ def warm(progress=None) -> float:
     return time.perf_counter() - t0
 
 
+def cached_signatures(roots) -> dict[str, int]:
+    """Compiled signatures per kernel in numba's on-disk cache: ``{"module.function": n}``
+    read from the cache index files (``*.nbi``) under ``roots``. Issue 15 asks for one
+    signature per kernel: a kernel reached with literal constants, int32 and int64, or
+    read-only and writable arrays from different call sites is compiled (and cached) once per
+    combination, and each costs a full compile of it and of everything inlined into it."""
+    import glob
+    import os
+    import pickle
+
+    out: dict[str, int] = {}
+    for root in roots:
+        for path in glob.glob(os.path.join(root, "**", "*.nbi"), recursive=True):
+            try:
+                with open(path, "rb") as fh:
+                    pickle.load(fh)  # numba's version tag
+                    _stamp, overloads = pickle.loads(fh.read())
+            except Exception:  # another numba's or a damaged index: numba ignores it too
+                continue
+            name = os.path.basename(path).split("-")[0]  # "module.function-LINE.pyXY.nbi"
+            out[name] = out.get(name, 0) + len(overloads)
+    return out
+
+
+def _cache_roots() -> list[str]:
+    """Where numba caches this package's kernels: ``NUMBA_CACHE_DIR`` or the sources' __pycache__."""
+    import os
+
+    import cdcore
+    env = os.environ.get("NUMBA_CACHE_DIR")
+    return [env] if env else [os.path.dirname(os.path.abspath(cdcore.__file__))]
+
+
 def main(argv=None) -> int:
     def show(i, n, label):
         print(f"[warmup] {i}/{n} {label}", flush=True)
@@ -230,6 +263,10 @@ def main(argv=None) -> int:
         print(f"[warmup] failed: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     print(f"[warmup] kernels compiled or loaded from numba's cache in {dt:.1f} s", flush=True)
+    sigs = cached_signatures(_cache_roots())
+    multi = sorted(((n, k) for k, n in sigs.items() if n > 1), reverse=True)
+    print(f"[warmup] {len(sigs)} cached kernels, {sum(sigs.values())} signatures; more than one: "
+          + (", ".join(f"{k} ({n})" for n, k in multi) or "none"), flush=True)
     return 0
 
 

@@ -7,8 +7,8 @@ import pytest
 
 import cdcore
 from cdcore import FrontCache, build_bvh, collide
-from cdcore._front import (AGE_MIN, FR_A, FR_B, FRONT_COLS, MG_COLS, RING, RING_COLS, ST_AGE, ST_FAILS, ST_PULLED,
-                           ST_REF, ST_WAIT, seed_pass, parents)
+from cdcore._front import (FR_A, FR_B, FRONT_COLS, MG_COLS, RING, RING_COLS, SQ_COLS, SQ_SRC, ST_FAILS, ST_PULLED,
+                           ST_REF, ST_SEP, ST_WAIT, seed_pass, parents)
 from cdcore._layout import LEFT, RIGHT
 from cdcore.transforms import make_pose, rotation_about
 
@@ -60,10 +60,13 @@ def _parents_ref(ni):
     return p
 
 
+CALL = 1  # the call of ``make_seeds``: a row waiting until a later call is not pulled up
+
+
 def _seeds_ref(front, parA, parB):
     """The module docstring's rule, with a Python list as the stack."""
     def eligible(row):
-        return row[ST_AGE] >= AGE_MIN and row[ST_WAIT] == 0
+        return row[ST_SEP] == 1 and row[ST_WAIT] <= CALL
     out = []
     for row in front.tolist():
         out.append((row, False))
@@ -77,7 +80,7 @@ def _seeds_ref(front, parA, parB):
                 pa, pb = r1[FR_A], parB[r1[FR_B]]
             else:
                 break
-            merged = [pa, pb, min(r1[ST_AGE], r2[ST_AGE]), r1[ST_WAIT], max(r1[ST_FAILS], r2[ST_FAILS])]
+            merged = [pa, pb, 1, max(r1[ST_WAIT], r2[ST_WAIT]), max(r1[ST_FAILS], r2[ST_FAILS])]
             out[-2:] = [(merged, True)]
     return np.array([r for r, _ in out], dtype=np.int32).reshape(-1, 5), np.array([m for _, m in out])
 
@@ -89,13 +92,16 @@ def make_seeds(front, parA, parB):
     fin[:, :5] = front
     fin[:, ST_REF] = -1
     m_in = np.full((n, MG_COLS), -1.0)
-    sq = np.zeros((n, FRONT_COLS), dtype=np.int32)
-    msq = np.zeros((n, MG_COLS))
+    sq = np.zeros((n, SQ_COLS), dtype=np.int32)
     par = np.concatenate([parA, parB])
-    k, skipped, merges = seed_pass(fin, m_in, n, sq, msq, par, len(parA), -1.0, np.zeros((RING, RING_COLS)), 1, 1,
-                                   1e-9)
+    k, skipped, merges = seed_pass(fin, m_in, n, sq, par, len(parA), -1.0, np.zeros((RING, RING_COLS)), CALL, CALL,
+                                   1e-9, 0)
     assert skipped == 0
-    return sq[:k, :5], sq[:k, ST_PULLED].astype(bool)
+    pulled = sq[:k, ST_PULLED].astype(bool)
+    # a row taken as it is names its input row; a pulled-up one none
+    assert np.array_equal(sq[:k, SQ_SRC] < 0, pulled)
+    assert merges == len(front) - k
+    return sq[:k, :5], pulled
 
 
 def _full_front(niA, niB, rng, depth_a, depth_b):
@@ -114,7 +120,7 @@ def _full_front(niA, niB, rng, depth_a, depth_b):
                 visit(a, niB[b, LEFT], da, db + 1)
                 visit(a, niB[b, RIGHT], da, db + 1)
             return
-        rows.append([a, b, rng.integers(0, 3), rng.choice([0, 0, 0, 2]), rng.integers(0, 3)])
+        rows.append([a, b, rng.choice([0, 1, 1]), rng.choice([0, 0, 0, 1, 2]), rng.integers(0, 3)])
 
     visit(0, 0, 0, 0)
     return np.array(rows, dtype=np.int32)

@@ -142,3 +142,41 @@ def test_threads_with_one_cache_per_pair(tori):
     for t in threads:
         t.join()
     assert errors == []
+
+
+@pytest.mark.parametrize("bv", ["obb", "kdop18"])
+def test_a_scratch_block_too_small_is_grown_and_the_frame_repeated(tori, bv):
+    """Every frame starts on a one-slot block: the kernel asks for a larger one (MORE) before it
+    changes anything, and the repeated frame gives the full traversal's answer."""
+    ma, mb = tori
+    ba, bb = build_bvh(ma, bv, 1), build_bvh(mb, bv, 2, split="sah")
+    fc = FrontCache(ba, bb)
+    for k in range(25):
+        fc._blk = np.zeros(1, dtype=np.int64)
+        pb = _linked(0.07 * k)
+        got = fc.collide(None, pb)
+        full = collide(ba, None, bb, pb)
+        assert np.array_equal(got.pairs, full.pairs), (bv, k)
+        assert fc._blk.shape[0] > 1
+    assert fc.front_size > 1
+
+
+def test_a_frame_that_keeps_every_row_leaves_the_front_unchanged(tori):
+    """B apart from A (no leaf pair overlapping) and still: the second frame keeps every front
+    row by its certificate (no node test), the front stays as it is, and the answers are the
+    full traversal's; a move that uses the certificates up tests again."""
+    ma, mb = tori
+    ba, bb = build_bvh(ma, "obb", 1), build_bvh(mb, "obb", 1)
+    fc = FrontCache(ba, bb)
+    pb = _linked(0.0, gap=0.03)
+    first = fc.collide(None, pb)
+    assert first.stats.bv_tests > 1 and not first.hit
+    front = fc._front
+    again = fc.collide(None, pb)
+    assert again.stats.bv_tests == 0 and fc.last_skipped == fc.front_size == len(front)
+    assert np.array_equal(fc._front, front) and not again.hit
+    moved = _linked(0.0)  # interlocked
+    full = collide(ba, None, bb, moved)
+    got = fc.collide(None, moved)
+    assert full.hit and got.stats.bv_tests > 0
+    assert np.array_equal(got.pairs, full.pairs)

@@ -203,3 +203,19 @@ def test_margin_is_a_lower_bound_of_the_triangles_distance(seed, spheres):
         d = cdcore.distance(build_bvh(sa, "obb", 1), None, build_bvh(sb, "obb", 1), pose_b).distance
         assert m <= d * (1 + 1e-9) + 1e-12, (a, b, axis, m, d)
 
+
+
+def test_a_refit_frame_counts_the_vertex_moves_measurement_in_its_time(tori):
+    """``t_total`` of a frame after a refit includes measuring the vertices' moves (a full
+    traversal does not need that pass): at least the compiled call's own time."""
+    ma, mb = tori
+    ba, bb = build_bvh(ma, "obb", 1), build_bvh(mb, "obb", 1)
+    fc = FrontCache(ba, bb)
+    pb = make_pose(rotation_about([1, 0, 0], np.pi / 2), [0.75, 0.0, 0.0])
+    fc.collide(None, pb)
+    ba.refit(ma.vertices * 1.001)
+    got = fc.collide(None, pb)
+    cycles = fc._meta[cdcore._front.M_CYC] * fc._spc
+    assert got.t_total > cycles > 0.0
+    again = fc.collide(None, pb)  # no refit: the compiled call only
+    assert again.t_total == fc._meta[cdcore._front.M_CYC] * fc._spc

@@ -437,8 +437,8 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
             _mul(P[i], ploc[p], wa)
             for q in range(plo[j], plo[j + 1]):
                 _mul(P[j], ploc[q], wb)
-                if shapes_intersect(pk[p], psz[p], wa, pvv, pvo[p], pvo[p + 1],
-                                    pk[q], psz[q], wb, pvv, pvo[q], pvo[q + 1]):
+                if shapes_intersect(np.int64(pk[p]), psz[p], wa, pvv, np.int64(pvo[p]), np.int64(pvo[p + 1]),
+                                    np.int64(pk[q]), psz[q], wb, pvv, np.int64(pvo[q]), np.int64(pvo[q + 1])):
                     hit = True
                     break
         hits[k] = hit
@@ -484,7 +484,7 @@ def _prim_exact(n, P, cand, hits, fbuf, ibuf, off, dims, plan, stack_rows, count
                 m += 1
         exact_queries(sub, P, P, dims[7], dims[8], dims[9], plan[P_AXES:P_AXES + max(1, plan[P_NAXES])],
                       rnf, rni, rpo, rv, rfc, rno, rfo, rvo, rnf, rni, rpo, rv, rfc, rno, rfo, rvo,
-                      1, np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
+                      np.int64(1), np.empty((stack_rows, 2), dtype=np.int32), counters[2:], h2)
         m = 0
         for k in range(rest):
             if need[k]:
@@ -583,7 +583,7 @@ def self_check(q, root, pbuf, out):
     counters[:] = 0
     cand = np.empty((max(1, n_pairs), 2), dtype=np.int32)
     hits = np.zeros(max(1, n_pairs), dtype=np.bool_)
-    status, n, bad = _query(0, q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, poses, work, hnf, tstack,
+    status, n, bad = _query(np.int64(0), q.reshape((1, q.shape[0])), root, fbuf, ibuf, lbuf, poses, work, hnf, tstack,
                             counters, cand, hits)
     out[0] = status
     out[3] = bad

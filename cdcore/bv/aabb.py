@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from .._layout import C0, E0, R0
+from .._pairjit import pair_njit
 
 
 @njit(cache=True, inline='always')
@@ -22,14 +23,14 @@ def box_axis(nodes_f, node, k):
     return 1.0 if k == 0 or k == 4 or k == 8 else 0.0
 
 
-@njit(cache=True)
+@pair_njit
 def set_identity_axes(nodes_f, node):
     for r in range(3):
         for c in range(3):
             nodes_f[node, R0 + 3 * r + c] = 1.0 if r == c else 0.0
 
 
-@njit(cache=True)
+@pair_njit
 def write_minmax(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad):
     nodes_f[node, C0 + 0] = 0.5 * (lo0 + hi0)
     nodes_f[node, C0 + 1] = 0.5 * (lo1 + hi1)
@@ -39,7 +40,7 @@ def write_minmax(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad):
     nodes_f[node, E0 + 2] = 0.5 * (hi2 - lo2) + pad
 
 
-@njit(cache=True)
+@pair_njit
 def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     """Smallest AABB of the node's triangles, grown by ``pad`` on every side."""
     lo0 = lo1 = lo2 = np.inf
@@ -62,7 +63,7 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     nodes_f[node, nodes_f.shape[1] - 1] = box_size(nodes_f, node)  # SIZE: the last column
 
 
-@njit(cache=True)
+@pair_njit
 def merge(nodes_f, node, left, right):
     """Exact AABB of two child AABBs (their padding is inherited, not added again)."""
     for d in range(3):
@@ -75,7 +76,7 @@ def merge(nodes_f, node, left, right):
     nodes_f[node, nodes_f.shape[1] - 1] = box_size(nodes_f, node)  # SIZE: the last column
 
 
-@njit(cache=True)
+@pair_njit
 def box_size(nodes_f, node):
     """Box volume for the descend rule (section 3). Extents are floored at 1e-3 of the
     largest one so that flat boxes (planar patches) still rank by area, not all tie at 0."""

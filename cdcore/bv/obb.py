@@ -9,6 +9,7 @@ from numba import njit
 
 from .._layout import C0, E0, R0, SIZE
 from .._linalg import orthonormal_frame, sym_eig3
+from .._pairjit import pair_njit
 from .aabb import box_size
 
 
@@ -51,7 +52,7 @@ def covariance_axes(node_axes, tri_m1, tri_m2, pts_m1, pts_m2, tri_area, prim_or
              zz / w - mz * mz, node_axes, work)
 
 
-@njit(cache=True)
+@pair_njit
 def fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad):
     """Tightest box of the node's triangles along the axes already in the node row;
     then sort the axes by decreasing extent."""
@@ -79,7 +80,7 @@ def fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad):
     _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad)
 
 
-@njit(cache=True)
+@pair_njit
 def _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad):
     """Store a box given by its interval along each of the node's axes, then sort."""
     m0, m1, m2 = 0.5 * (lo0 + hi0), 0.5 * (lo1 + hi1), 0.5 * (lo2 + hi2)
@@ -94,7 +95,7 @@ def _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, pad):
     nodes_f[node, SIZE] = box_size(nodes_f, node)
 
 
-@njit(cache=True)
+@pair_njit
 def sort_axes(nodes_f, node):
     """Order the box axes long, mid, short (swapping columns with their extents) and
     keep the frame right-handed."""
@@ -116,34 +117,35 @@ def sort_axes(nodes_f, node):
     nodes_f[node, R0 + 8] = x0 * y1 - x1 * y0
 
 
-@njit(cache=True)
+@pair_njit
 def merge_keep_axes(nodes_f, node, left, right):
-    """Enclose the two children's boxes (their 8 corners each) in a box along the node's
-    current axes: the bottom-up refit of an OBB tree. Conservative, looser than a fit to
-    the primitives, and one pass."""
-    lo = np.full(3, np.inf)
-    hi = np.full(3, -np.inf)
-    for child in (left, right):
-        for sx in (-1.0, 1.0):
-            for sy in (-1.0, 1.0):
-                for sz in (-1.0, 1.0):
-                    ex = sx * nodes_f[child, E0]
-                    ey = sy * nodes_f[child, E0 + 1]
-                    ez = sz * nodes_f[child, E0 + 2]
-                    px = (nodes_f[child, C0] + nodes_f[child, R0] * ex + nodes_f[child, R0 + 1] * ey
-                          + nodes_f[child, R0 + 2] * ez)
-                    py = (nodes_f[child, C0 + 1] + nodes_f[child, R0 + 3] * ex
-                          + nodes_f[child, R0 + 4] * ey + nodes_f[child, R0 + 5] * ez)
-                    pz = (nodes_f[child, C0 + 2] + nodes_f[child, R0 + 6] * ex
-                          + nodes_f[child, R0 + 7] * ey + nodes_f[child, R0 + 8] * ez)
-                    for a in range(3):
-                        p = (nodes_f[node, R0 + a] * px + nodes_f[node, R0 + 3 + a] * py
-                             + nodes_f[node, R0 + 6 + a] * pz)
-                        lo[a] = min(lo[a], p)
-                        hi[a] = max(hi[a], p)
+    """Enclose the two children's boxes in a box along the node's current axes: the bottom-up
+    refit of an OBB tree. Conservative, looser than a fit to the primitives, and one pass.
+    A child box (centre c, half-extents e_k along its axes w_k) spans, along the node's axis
+    u, the interval u.c -/+ sum_k e_k |u.w_k|: the extreme of its 8 corners (the support
+    function), with 12 products per axis instead of 8 corner projections. Scalars only: it
+    runs once per node, and a scratch array would cost an allocation there."""
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    for side in range(2):
+        ch = left if side == 0 else right
+        cx, cy, cz = nodes_f[ch, C0], nodes_f[ch, C0 + 1], nodes_f[ch, C0 + 2]
+        e0, e1, e2 = nodes_f[ch, E0], nodes_f[ch, E0 + 1], nodes_f[ch, E0 + 2]
+        for a in range(3):
+            ux, uy, uz = nodes_f[node, R0 + a], nodes_f[node, R0 + 3 + a], nodes_f[node, R0 + 6 + a]
+            p = ux * cx + uy * cy + uz * cz
+            r = (e0 * abs(ux * nodes_f[ch, R0] + uy * nodes_f[ch, R0 + 3] + uz * nodes_f[ch, R0 + 6])
+                 + e1 * abs(ux * nodes_f[ch, R0 + 1] + uy * nodes_f[ch, R0 + 4] + uz * nodes_f[ch, R0 + 7])
+                 + e2 * abs(ux * nodes_f[ch, R0 + 2] + uy * nodes_f[ch, R0 + 5] + uz * nodes_f[ch, R0 + 8]))
+            if a == 0:
+                lo0, hi0 = min(lo0, p - r), max(hi0, p + r)
+            elif a == 1:
+                lo1, hi1 = min(lo1, p - r), max(hi1, p + r)
+            else:
+                lo2, hi2 = min(lo2, p - r), max(hi2, p + r)
     # children's padding is inherited; 1e-15 relative absorbs this projection's rounding
-    ext = max(hi[0] - lo[0], max(hi[1] - lo[1], hi[2] - lo[2]))
-    _write_local_box(nodes_f, node, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], 1e-15 * ext)
+    ext = max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2))
+    _write_local_box(nodes_f, node, lo0, lo1, lo2, hi0, hi1, hi2, 1e-15 * ext)
 
 
 def triangle_moments(vertices, faces):
@@ -166,7 +168,7 @@ def triangle_moments(vertices, faces):
             np.ascontiguousarray(pts_m2), np.ascontiguousarray(area))
 
 
-@njit(cache=True)
+@pair_njit
 def triangle_axes(axes, verts, faces, f):
     """Frame of one triangle into ``axes`` (3, 3) columns: its longest edge, the in-plane
     perpendicular, the normal. A triangle's minimum-area bounding rectangle has a side on

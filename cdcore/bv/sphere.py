@@ -1,12 +1,12 @@
 """Bounding spheres: fitted around the best of three cheap centres; merged exactly
 for two spheres (the smallest sphere enclosing both)."""
 import numpy as np
-from numba import njit
 
 from .._layout import C0, E0, S0, SR
+from .._pairjit import pair_njit
 
 
-@njit(cache=True)
+@pair_njit
 def _max_dist(verts, faces, prim_order, start, count, cx, cy, cz):
     r2 = 0.0
     for k in range(start, start + count):
@@ -20,7 +20,7 @@ def _max_dist(verts, faces, prim_order, start, count, cx, cy, cz):
     return np.sqrt(r2)
 
 
-@njit(cache=True)
+@pair_njit
 def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     """Sphere around the node's triangles. Candidate centres: the node's box centre (an
     OBB centre is usually the best cheap guess), the AABB centre and the vertex centroid;
@@ -59,7 +59,7 @@ def fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad):
     nodes_f[node, SR] = best_r + pad
 
 
-@njit(cache=True)
+@pair_njit
 def from_box(nodes_f, node):
     """The sphere around the node's box (centre, half-diagonal): for OBB-only trees,
     which never test spheres but keep the columns meaningful."""
@@ -70,7 +70,7 @@ def from_box(nodes_f, node):
     nodes_f[node, SR] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2) * (1.0 + 1e-15)
 
 
-@njit(cache=True)
+@pair_njit
 def merge(nodes_f, node, left, right):
     """Smallest sphere enclosing the two child spheres; if the node's box centre gives a
     smaller enclosing sphere (it often does for a refitted OBB tree) that one is kept."""
@@ -101,7 +101,7 @@ def merge(nodes_f, node, left, right):
     nodes_f[node, SR] = r * (1.0 + 4e-16) + 1e-300
 
 
-@njit(cache=True)
+@pair_njit
 def sphere_size(nodes_f, node):
     r = nodes_f[node, SR]
     return 4.18879020478639 * r * r * r
