@@ -198,3 +198,80 @@ def test_contact_arrows_match_pyvista_glyphs():
             return c[np.lexsort((c[:, 1], c[:, 0]))]
         np.testing.assert_allclose(coords(P[a]), coords(Q[a]), atol=1e-5)
     plotter.close()
+
+
+def test_contact_layer_reuses_its_buffers_and_draws_exactly_the_frame():
+    """Frames of 300, 5, 0, 7 and 300 contacts: every PolyData holds exactly that frame's
+    points and cells (the arrows those of a fresh layer), and the point buffers are the
+    same objects throughout (no per-frame allocation of the frame's size)."""
+    import pyvista as pv
+
+    from app.model.contacts import FrameContacts
+    from app.render.contacts import MAX_ARROWS, ContactsLayer
+
+    def contacts(k, seed):
+        rng = np.random.default_rng(seed)
+        z = np.zeros((k, 2), np.int64)
+        depths = np.sort(rng.uniform(0, 1, k))[::-1].copy()
+        return FrameContacts(np.zeros(k, np.int64), z, z, z, rng.normal(size=(k, 2, 3)),
+                             rng.normal(size=(k, 3)), depths, ("a / b",) * k)
+
+    class View:
+        def __init__(self, c):
+            self.contacts = c
+
+    plotter = pv.Plotter(off_screen=True)
+    layer = ContactsLayer(plotter)
+    layer.diag = 1.0
+    bufs = None
+    for k, seed in ((300, 1), (5, 2), (0, 3), (7, 4), (300, 5)):
+        c = contacts(k, seed)
+        layer.update(View(c))
+        if k == 0:
+            assert not any(layer.visible(n) for n in layer.actors)
+            continue
+        seg = layer.data["contact-segments"]
+        assert seg.n_points == 2 * k and seg.n_lines == k
+        np.testing.assert_array_equal(np.asarray(seg.points), c.points.reshape(-1, 3))
+        np.testing.assert_array_equal(seg.lines.reshape(-1, 3)[:, 1:], np.arange(2 * k).reshape(k, 2))
+        assert layer.data["contact-ends"].n_verts == 2 * k
+        fresh_plotter = pv.Plotter(off_screen=True)
+        fresh = ContactsLayer(fresh_plotter)
+        fresh.diag = 1.0
+        fresh.update(View(c))
+        got, ref = layer.data["contact-normals"], fresh.data["contact-normals"]
+        assert got.n_cells == ref.n_cells == min(k, MAX_ARROWS) * (ref.n_cells // min(k, MAX_ARROWS))
+        np.testing.assert_array_equal(np.asarray(got.points), np.asarray(ref.points))
+        np.testing.assert_array_equal(got.faces, ref.faces)
+        fresh_plotter.close()
+        now = {n: b["pts"] for n, b in layer._bufs.items()}
+        if bufs is not None:  # the first frame sized them
+            assert all(now[n] is bufs[n] for n in bufs if n in now), "a buffer was reallocated"
+        bufs = now
+    plotter.close()
+
+
+def test_driven_contacts_table_follows_the_windows_readouts_while_playing(qtbot):
+    """A driven panel (the window's) does not refresh on its own clock while playing (its
+    repaint then fell in frames of its own); ``refresh`` shows the latest frame; paused,
+    every frame shows at once."""
+    from app.widgets.contacts_panel import ContactsPanel
+    s = Session()
+    s.load_scene("hand-ball", frames=60)
+    s.wants = {"trace": False, "heat": False, "contacts": True}
+    panel = ContactsPanel(s, driven=True)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitExposed(panel)
+    s.playing = True
+    f = _frame_with_contacts(s, 5)
+    assert panel.contacts is None and panel.model.rowCount() == 0  # held back while playing
+    panel.refresh()
+    assert panel.contacts is s.view.contacts and panel.model.rowCount() == len(s.view.contacts) > 0
+    s.goto(f + 1)
+    assert panel.contacts is not s.view.contacts
+    panel.refresh()
+    assert panel.contacts is s.view.contacts
+    s.playing = False
+    s.goto(f + 2)
+    assert panel.contacts is s.view.contacts  # paused: at once

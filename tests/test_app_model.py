@@ -202,3 +202,46 @@ def test_min_distance_matches_brute_force_over_link_pairs(scene, frame):
     assert rep.distance == pytest.approx(brute, rel=1e-12, abs=1e-15)
     assert np.linalg.norm(rep.points[0] - rep.points[1]) == pytest.approx(rep.distance, rel=1e-9, abs=1e-12)
     assert rep.queries <= A.body.n_links * B.body.n_links
+
+
+@pytest.mark.parametrize("scene", ["rigid-torus", "hand-ball"])
+def test_heat_counts_the_node_tests_of_the_last_frames(scene):
+    """``Session.heat`` (counted on demand from the frames' traces) equals node-test counts
+    accumulated frame by frame with np.add.at over the traces the frames tested: the
+    pair traversals (single-link sides) and, for a robot, the body-level traces."""
+    from cdcore.articulated import collide_bodies
+
+    s = Session()
+    s.load_scene(scene)
+    s.set_heat_frames(3)
+    per_frame = []
+    for f in range(5, 10):
+        s.goto(f)
+        counts = [np.zeros(t.n_nodes, np.int64) for t in s.trees]
+        for k, (i, j) in enumerate(s.scene.pairs):
+            bi, bj = s.scene.bodies[i].body, s.scene.bodies[j].body
+            if bi.n_links == 1 and bj.n_links == 1:
+                tr = s.traversals[k].trace
+                np.add.at(counts[i], tr.node_a, 1)
+                np.add.at(counts[j], tr.node_b, 1)
+                continue
+            r = collide_bodies(s.runner.hierarchies[i], s.runner.hierarchies[j], s.runner.test, trace=True,
+                               exact_test=s.exact_test, realign=s.kdop_realign)
+            if bi.n_links > 1:
+                np.add.at(counts[i], r.trace.node_a, 1)
+            if bj.n_links > 1:
+                np.add.at(counts[j], r.trace.node_b, 1)
+            for li, lj in r.link_pairs.tolist():
+                if bi.n_links == 1 or bj.n_links == 1:
+                    t = s.link_traversal(i, li, j, lj)
+                    if bi.n_links == 1:
+                        np.add.at(counts[i], t.trace.node_a, 1)
+                    if bj.n_links == 1:
+                        np.add.at(counts[j], t.trace.node_b, 1)
+        per_frame.append(counts)
+    ref = [sum(c[b] for c in per_frame[-3:]) for b in range(len(s.trees))]
+    assert any(r.sum() for r in ref)
+    for b in range(len(s.trees)):
+        got = s.heat(b)
+        assert got.dtype == np.int32 and got.shape == (s.trees[b].n_nodes,)
+        np.testing.assert_array_equal(got, ref[b])

@@ -119,12 +119,15 @@ def readable_selection(trees, budget: int = READABLE_BOXES) -> tuple[str, int, i
 
 
 def apply_trace_states(state_a, state_b, trace) -> None:
-    """Raise node states from one trace (A side nodes into ``state_a``, B into ``state_b``)."""
+    """Raise node states from one trace (A side nodes into ``state_a``, B into ``state_b``;
+    either may be None: that side is not drawn from this trace)."""
     if trace is None or len(trace) == 0:
         return
     s = _OUTCOME_STATE[trace.outcome]
-    np.maximum.at(state_a, trace.node_a, s)
-    np.maximum.at(state_b, trace.node_b, s)
+    if state_a is not None:
+        np.maximum.at(state_a, trace.node_a, s)
+    if state_b is not None:
+        np.maximum.at(state_b, trace.node_b, s)
 
 
 @dataclass

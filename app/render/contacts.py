@@ -8,6 +8,10 @@ A ``SceneView`` layer (``set_scene``, ``update``, ``clear``, ``legend_entries``)
 from __future__ import annotations
 
 import numpy as np
+import pyvista as pv
+from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray
+from vtkmodules.vtkCommonCore import vtkPoints
+from vtkmodules.vtkCommonDataModel import vtkCellArray
 
 from ..model.framing import scene_bounds
 from .colors import CONTACT_COLOR, to_float
@@ -46,61 +50,80 @@ class ContactsLayer:
         self.enabled = True
         self.data: dict = {}
         self.actors: dict = {}
-        self._shape: dict = {}  # name: (cell kind, points, cell array length) now in its PolyData
+        self._bufs: dict = {}  # name: point buffer, cell templates and the count now shown (``_put``)
+        self._arrow_width: dict = {}
 
     def set_scene(self, scene) -> None:
         self.clear()
         b = scene_bounds(scene)
         self.diag = float(np.linalg.norm(b[1::2] - b[0::2])) or 1.0
         self.selected = None
-        self.data, self.actors, self._shape = {}, {}, {}
+        self.data, self.actors, self._bufs = {}, {}, {}
 
     def clear(self) -> None:
         for a in self.actors.values():
             a.SetVisibility(False)
         self.contacts = None
 
-    def _put(self, name, points, lines=None, faces=None) -> None:
-        """Show ``points`` (n, 3) under ``name`` as ``lines`` / ``faces`` (VTK cell arrays) or,
-        with neither, as a point cloud. The PolyData and its actor are made on first use;
-        after that the point array is rewritten in place while the number of points stays
-        the same (cells are then unchanged: they depend on the count only), else replaced
-        through VTK directly (pyvista's ``points`` / ``lines`` setters cost ~1 ms each)."""
-        import pyvista as pv
-        from vtkmodules.util.numpy_support import numpy_to_vtk, numpy_to_vtkIdTypeArray, vtk_to_numpy
-        from vtkmodules.vtkCommonCore import vtkPoints
-        from vtkmodules.vtkCommonDataModel import vtkCellArray
-        pts = np.ascontiguousarray(points, dtype=np.float64).reshape(-1, 3)
-        n = len(pts)
+    def _put(self, name, points, cells: str = "verts", k: int | None = None) -> None:
+        """Show ``points`` (n, 3) under ``name`` as ``cells``: ``"verts"`` (a point cloud),
+        ``"segments"`` (point pairs 2i, 2i+1) or ``"arrows"`` (``k`` arrows of the template's
+        points each). Nothing of the frame's size is allocated: points go into a buffer of
+        the layer (grown by doubling) and the PolyData holds VTK arrays *viewing* its first n
+        rows; the cell arrays are views of a prefix of cells made once per capacity (the
+        cells of k elements are those of the first k of any larger count). The views are
+        replaced only when the count changes (``numpy_to_vtk`` wrappers, no copy)."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        self._put_buffer(name, len(pts), cells, k)[...] = pts
+        self._commit(name)
+
+    def _put_buffer(self, name, n: int, cells: str = "verts", k: int | None = None) -> np.ndarray:
+        """The (n, 3) point buffer of ``name``, sized for ``n`` points in ``cells`` (see
+        ``_put``): write the points into it, then call ``_commit(name)``."""
+        k = n if k is None else k  # elements: points (verts), segments, arrows
+        if cells == "segments":
+            k = n // 2
+        buf = self._bufs.get(name)
+        width = self._arrow_width.get(name, 1.0)
+        per = {"verts": 1, "segments": 2}.get(cells) or _arrow_template(width)[2]  # points per element
+        if buf is None or buf["cap"] < k or buf["cells"] != cells or buf["per"] != per:
+            cap = max(16, 1 << int(np.ceil(np.log2(max(k, 1)))))
+            offsets, conn = _cell_template(cells, cap, width)
+            buf = self._bufs[name] = {"cap": cap, "cells": cells, "per": per, "pts": np.zeros((cap * per, 3)),
+                                      "offsets": offsets, "conn": conn, "n": -1}
         poly = self.data.get(name)
         if poly is None:
-            if n == 0:
-                return
-            poly = pv.PolyData()
-        kind = "lines" if lines is not None else "faces" if faces is not None else "verts"
-        cells = lines if lines is not None else faces if faces is not None else None
-        key = (kind, n, None if cells is None else len(cells))
-        vp = poly.GetPoints()
-        if key == self._shape.get(name) and vp is not None:
-            vtk_to_numpy(vp.GetData())[...] = pts  # same count: the same cells, points in place
-            vp.GetData().Modified()
-            vp.Modified()
-        else:
+            poly = self.data[name] = pv.PolyData()
+        if buf["n"] != n or poly.GetPoints() is None:
+            per_cell = len(buf["offsets"]) - 1  # cells of the whole capacity
+            n_cells = per_cell * k // buf["cap"]
             vp = vtkPoints()
-            vp.SetData(numpy_to_vtk(pts, deep=True))
+            vp.SetData(numpy_to_vtk(buf["pts"][:n], deep=False))
             poly.SetPoints(vp)
-            if cells is None:
-                cells = _vert_cells(n)
             ca = vtkCellArray()
-            ca.ImportLegacyFormat(numpy_to_vtkIdTypeArray(np.ascontiguousarray(cells, dtype=np.int64), deep=True))
-            poly.SetVerts(ca if kind == "verts" else vtkCellArray())
-            poly.SetLines(ca if kind == "lines" else vtkCellArray())
-            poly.SetPolys(ca if kind == "faces" else vtkCellArray())
-            self._shape[name] = key
+            offsets = buf["offsets"][:n_cells + 1]
+            ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=False),
+                       numpy_to_vtkIdTypeArray(buf["conn"][:int(offsets[-1])], deep=False))
+            empty = vtkCellArray()
+            poly.SetVerts(ca if cells == "verts" else empty)
+            poly.SetLines(ca if cells == "segments" else empty)
+            poly.SetPolys(ca if cells == "arrows" else empty)
+            buf["n"] = n
+            buf["vtk"] = (vp, ca)  # the wrappers hold the numpy views alive
+        return buf["pts"][:n]
+
+    def _commit(self, name) -> None:
+        """The points of ``name`` were written: mark them modified, show the actor."""
+        poly = self.data[name]
+        vp = poly.GetPoints()
+        n = self._bufs[name]["n"]
+        vp.GetData().Modified()
+        vp.Modified()
         poly.Modified()
         if name not in self.actors:
+            if n == 0:
+                return
             rgb, opts = self._STYLE[name]
-            self.data[name] = poly
             self.actors[name] = self.plotter.add_mesh(poly, color=to_float(rgb), name=name,
                                                       reset_camera=False, pickable=False, **opts)
         self.actors[name].SetVisibility(n > 0)
@@ -128,14 +151,14 @@ class ContactsLayer:
         self.contacts = c
         k = len(c)
         pts = np.asarray(c.points, dtype=np.float64).reshape(-1, 3)
-        self._put("contact-segments", pts, lines=_segment_cells(k))
+        self._put("contact-segments", pts, "segments")
         self._put("contact-ends", pts)
         lengths = self.arrow_lengths(np.asarray(c.depths))
         shown = min(k, MAX_ARROWS)
         self._arrows("contact-normals", c.points[:shown].mean(axis=1), c.normals[:shown], lengths[:shown])
         d = c.deepest
         seg = np.asarray(c.points[d], dtype=np.float64)
-        self._put("contact-deepest", seg, lines=_segment_cells(1))
+        self._put("contact-deepest", seg, "segments")
         self._put("contact-deepest-ends", seg)
         self._arrows("contact-deepest-normal", seg.mean(axis=0)[None], c.normals[d][None], lengths[d:d + 1],
                      width=2.0)
@@ -145,31 +168,33 @@ class ContactsLayer:
 
     def _arrows(self, name, origins, directions, lengths, width=1.0):
         """One arrow per origin along its direction, ``lengths`` long: a template arrow
-        placed by numpy (pyvista's glyph filter rebuilt it every frame: ~10 ms per call)."""
+        placed by numpy (pyvista's glyph filter rebuilt it every frame: ~10 ms per call),
+        written straight into the layer's point buffer."""
         d = np.asarray(directions, dtype=np.float64).reshape(-1, 3)
         norm = np.linalg.norm(d, axis=1)
         ok = norm > 0
         if not ok.any():
             self._hide(name)
             return
-        tpl_pts, tpl_faces, n_tpl = _arrow_template(width)
+        self._arrow_width[name] = width
+        tpl_pts, _tpl_faces, n_tpl = _arrow_template(width)
         o = np.asarray(origins, dtype=np.float64).reshape(-1, 3)[ok]
         x = d[ok] / norm[ok, None]
         y, z = _perpendiculars(x)
-        ln = np.asarray(lengths, dtype=np.float64)[ok, None, None]
-        # template (m, 3) in (along, across, across) coordinates -> world, per arrow
-        basis = np.stack([x, y, z], axis=1)  # (k, 3, 3): rows are the arrow's axes
-        pts = o[:, None, :] + ln * (tpl_pts @ basis)  # (m, 3) @ (k, 3, 3) -> (k, m, 3)
         k = len(o)
-        faces = (tpl_faces[None, :] + (np.arange(k) * n_tpl)[:, None] * _face_offset_mask(tpl_faces)[None, :]).ravel()
-        self._put(name, pts.reshape(-1, 3), faces=faces)
+        basis = np.stack([x, y, z], axis=1)  # (k, 3, 3): rows are the arrow's axes
+        basis *= np.asarray(lengths, dtype=np.float64)[ok, None, None]
+        out = self._put_buffer(name, k * n_tpl, "arrows", k).reshape(k, n_tpl, 3)
+        np.matmul(tpl_pts, basis, out=out)  # template (m, 3) in (along, across, across) -> world
+        out += o[:, None, :]
+        self._commit(name)
 
     def _draw_selected(self):
         c, r = self.contacts, self.selected
         if c is None or r is None or r >= len(c):
             self._hide("contact-selected")
             return
-        self._put("contact-selected", np.asarray(c.points[r], dtype=np.float64))
+        self._put("contact-selected", c.points[r])
 
     def visible(self, name) -> bool:
         a = self.actors.get(name)
@@ -189,19 +214,33 @@ class ContactsLayer:
 
 
 # ---- cell arrays and the arrow template -------------------------------------------------------
-def _segment_cells(k: int) -> np.ndarray:
-    """VTK line cells (2, a, b) of k segments over points 0..2k-1."""
-    cells = np.empty((k, 3), dtype=np.int64)
-    cells[:, 0] = 2
-    cells[:, 1:] = np.arange(2 * k).reshape(k, 2)
-    return cells.ravel()
+def _cell_template(cells: str, cap: int, width: float = 1.0):
+    """(offsets, connectivity) int64 of ``cap`` elements: ``"verts"`` one vertex cell per
+    point, ``"segments"`` a line (2i, 2i+1) per segment, ``"arrows"`` the arrow template's
+    triangles per arrow (its points offset by the arrow's index). The cells of the first k
+    elements are a prefix of both arrays."""
+    if cells == "verts":
+        return np.arange(cap + 1, dtype=np.int64), np.arange(cap, dtype=np.int64)
+    if cells == "segments":
+        return np.arange(0, 2 * cap + 1, 2, dtype=np.int64), np.arange(2 * cap, dtype=np.int64)
+    if cells != "arrows":
+        raise ValueError(f"cells: expected 'verts', 'segments' or 'arrows', got {cells!r}")
+    _pts, faces, n_tpl = _arrow_template(width)
+    tpl_off, tpl_conn = _legacy_to_offsets(faces)
+    conn = (tpl_conn[None, :] + n_tpl * np.arange(cap, dtype=np.int64)[:, None]).ravel()
+    starts = (tpl_off[:-1][None, :] + len(tpl_conn) * np.arange(cap, dtype=np.int64)[:, None]).ravel()
+    return np.append(starts, len(conn)).astype(np.int64), conn
 
 
-def _vert_cells(n: int) -> np.ndarray:
-    cells = np.empty((n, 2), dtype=np.int64)
-    cells[:, 0] = 1
-    cells[:, 1] = np.arange(n)
-    return cells.ravel()
+def _legacy_to_offsets(cells: np.ndarray):
+    """A VTK legacy cell array (n, ids..., n, ids...) as (offsets, connectivity)."""
+    offsets, conn, i = [0], [], 0
+    while i < len(cells):
+        m = int(cells[i])
+        conn.extend(int(c) for c in cells[i + 1:i + 1 + m])
+        offsets.append(len(conn))
+        i += m + 1
+    return np.asarray(offsets, dtype=np.int64), np.asarray(conn, dtype=np.int64)
 
 
 _ARROWS: dict = {}
@@ -212,29 +251,11 @@ def _arrow_template(width: float):
     cells, m), made once per width."""
     got = _ARROWS.get(width)
     if got is None:
-        import pyvista as pv
         a = pv.Arrow(tip_length=0.3, tip_radius=0.08 * width, shaft_radius=0.025 * width, tip_resolution=ARROW_SIDES,
                      shaft_resolution=ARROW_SIDES).triangulate()
         got = _ARROWS[width] = (np.asarray(a.points, dtype=np.float64), np.asarray(a.faces, dtype=np.int64),
                                 a.n_points)
     return got
-
-
-_MASKS: dict = {}
-
-
-def _face_offset_mask(faces: np.ndarray) -> np.ndarray:
-    """1 where ``faces`` (a VTK cell array) holds a point id, 0 where it holds a count."""
-    key = faces.tobytes()
-    m = _MASKS.get(key)
-    if m is None:
-        m = np.ones(len(faces), dtype=np.int64)
-        i = 0
-        while i < len(faces):
-            m[i] = 0
-            i += int(faces[i]) + 1
-        _MASKS[key] = m
-    return m
 
 
 def _perpendiculars(x: np.ndarray):

@@ -285,6 +285,11 @@ class HierarchyLayer:
             self.face_actor.SetVisibility(self._visible and want_faces)
 
     def _set_empty(self):
+        if self._key is None and self.polydata.GetNumberOfPoints() == 0:
+            for a in (self.actor, self.face_actor):  # already empty: nothing to reallocate (pyvista's
+                if a is not None:                     # setters cost ~1 ms a frame for a tree drawing nothing)
+                    a.SetVisibility(False)
+            return
         self._views, self._vtk_arrays = {}, {}
         self._drawn = None
         self._faces_built = False

@@ -165,13 +165,11 @@ class SceneView:
         if links == self._link_hl:
             return
         for b in set(self._link_hl) | set(links):
-            self.meshes[b].clear_highlight()
+            if b in links:
+                self.meshes[b].highlight_links(links[b], color=LINK_CONTACT_COLOR)  # one colour write
+            else:
+                self.meshes[b].clear_highlight()
         self._link_hl = links
-        for b, ls in links.items():
-            ml = self.meshes[b]
-            for li in ls:
-                if li < ml.n_links:
-                    ml.highlight_triangles(li, range(ml.face_off[li + 1] - ml.face_off[li]), color=LINK_CONTACT_COLOR)
         self._reapply_triangles()
 
     def highlight_triangles(self, items) -> None:

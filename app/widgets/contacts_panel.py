@@ -60,9 +60,12 @@ class ContactsPanel(QtWidgets.QWidget):
     contact_selected = QtCore.Signal(object)
     shown_changed = QtCore.Signal(bool)
 
-    def __init__(self, session, parent=None):
+    def __init__(self, session, parent=None, driven: bool = False):
+        """``driven``: while playing, the table follows only ``refresh()`` calls (the window's
+        read-out pass, so its repaint shares that frame's composition of the window)."""
         super().__init__(parent)
         self.session = session
+        self.driven = bool(driven)
         self.contacts = None
         self._last = 0.0
         self._pending = None  # the last frame not shown while playing hidden
@@ -99,12 +102,19 @@ class ContactsPanel(QtWidgets.QWidget):
 
     def _on_frame(self, view):
         now = time.perf_counter()
-        if view.playing and (now - self._last < READOUT_PERIOD or not self.isVisible()):
+        if view.playing and (self.driven or now - self._last < READOUT_PERIOD or not self.isVisible()):
             self._pending = view  # a hidden table (a tab behind Timing) is filled when shown
             return
         self._last = now
         self._pending = None
         self.show_contacts(view.contacts)
+
+    def refresh(self) -> None:
+        """Show the last frame held back while playing (a driven panel's read-out)."""
+        if self._pending is not None and self.isVisible():
+            self._last = time.perf_counter()
+            self._pending = None
+            self.show_contacts(self.session.view.contacts if self.session.view is not None else None)
 
     def showEvent(self, event):
         super().showEvent(event)
@@ -118,6 +128,9 @@ class ContactsPanel(QtWidgets.QWidget):
         self.contacts = c
         self.table.selectionModel().blockSignals(True)
         self.model.set_contacts(c)
+        # lay the rows out now: a model reset leaves Qt a delayed layout (a zero timer) that
+        # ran after this frame's paint and repainted the window once more, a frame later
+        self.table.doItemsLayout()
         if c is not None and len(c) and keep is not None and keep < len(c):
             self.table.selectRow(keep)
         self.table.selectionModel().blockSignals(False)
