@@ -52,7 +52,7 @@ if [ ! -f "$WARM" ]; then
   # numba keys a cached kernel on its own module's source only: after any change, drop every
   # cached kernel so none keeps an inlined copy of an old callee from another module
   find "$ROOT/cdcore" -name '*.nbi' -delete -o -name '*.nbc' -delete
-  (cd "$ROOT" && "$VENV/bin/python" -m cdcore.warmup) | tail -n 1
+  (cd "$ROOT" && "$VENV/bin/python" -m cdcore.warmup) | tail -n 2  # its time and its signature report
   rm -f "$VENV"/.warm-*
   touch "$WARM"
 fi
