@@ -10,7 +10,7 @@ That is the default ``split`` rule (``SPLIT_MEDIAN``); the mean split and the bi
 and volume heuristics choose the plane differently (``_build_sah``), and partition the same way.
 """
 import numpy as np
-from numba import njit, types
+from numba import njit, prange, types
 
 from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
 from ._layout import (AABB_FCOLS, AABB_SIZE, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
@@ -146,8 +146,11 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
 
 
 @pair_njit(nogil=True)
-def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf):
-    """Bottom-up refit in one reverse loop over the node arrays (section 4).
+def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf, order, lo, hi):
+    """Bottom-up refit in one reverse loop over the node arrays (section 4): the nodes
+    ``order[hi - 1]`` down to ``order[lo]`` (ascending ids: children after parents), or with an
+    empty ``order`` the ids ``hi - 1`` down to ``lo`` (the whole tree: 0, n). Several threads:
+    ``refit_tree_parts``.
 
     AABB: leaves refitted to their triangles, parents merged exactly from their children.
     Oriented kinds: single-triangle leaves take the triangle's own frame, larger leaves keep
@@ -157,7 +160,9 @@ def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf):
     and are compiled without reference counting (``_pairjit``: the per-node calls passing
     ``nodes_f`` and the mesh's arrays were most of an OBB refit's time).
     """
-    for node in range(nodes_i.shape[0] - 1, -1, -1):
+    ids = order.shape[0] > 0
+    for k in range(hi - 1, lo - 1, -1):
+        node = np.int64(order[k]) if ids else k
         left = nodes_i[node, LEFT]
         if left < 0:
             start = nodes_i[node, START]
@@ -189,6 +194,22 @@ def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf):
             nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def refit_tree_parts(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs, order, cuts):
+    """``refit_tree`` of oriented and sphere trees on numba's threads: part p's nodes
+    ``order[cuts[p]:cuts[p + 1]]`` (disjoint subtrees, ``bvh.refit_split``) with scratch
+    ``axes_bufs[p]`` (P, 3, 3), then the nodes above them from ``cuts[-1]`` on, on this thread.
+    The same volumes, bit for bit: each node's arithmetic reads only its own children."""
+    n_parts = cuts.shape[0] - 1
+    if order.shape[0] != nodes_i.shape[0] or axes_bufs.shape[0] < n_parts:
+        raise ValueError("refit_tree_parts: an order of another tree")
+    for p in prange(n_parts):
+        refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[p], order, cuts[p],
+                   cuts[p + 1])
+    refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[0], order, cuts[n_parts],
+               np.int64(order.shape[0]))
+
+
 @njit(cache=True, inline='always')
 def _mn(a, b):
     return a if a < b else b  # a select, not a branch: refit's coordinates are in no order
@@ -206,30 +227,12 @@ SIG_REFIT_AABB = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], ty
                              types.int32[:, ::1])
 
 
-@njit(SIG_REFIT_AABB, cache=True, nogil=True)
-def refit_aabb(src, out, F, I, tri_verts):
-    """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
-
-    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) while summing ``x - x`` over
-       every coordinate (0 when all are finite, NaN otherwise) and taking the bounds; a
-       non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
-       range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
-    2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
-       vertices := ``out``;
-    3. one reverse sweep over the nodes (children come after their parents): a leaf's box from
-       its triangles' corners, read once through ``tri_verts`` (the faces in primitive order,
-       so a leaf reads its own rows and not ``prim_order`` then ``faces``), a parent's the merge
-       of its children's. The arithmetic of ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``,
-       so the boxes equal ``refit_tree``'s bit for bit.
-
-    The rows are compact (56 bytes: centre, half-extents, SIZE), so the sweep writes whole
-    rows: it streams memory (issue 15: the same sweep over 160-byte rows was 3-5x slower).
-    Returns 0 when done."""
-    nf, ni, po, v, f = unpack(F, I)
+@njit(cache=True, inline='always')
+def _copy_bounds(src, out, v):
+    """Steps 1-2 of ``refit_aabb``: copy ``src`` into ``out`` (and the pack's ``v``), check it and
+    return (code, pad): code 1 for a non-finite coordinate, 2 for one outside ``mesh.check_range``'s
+    range (nothing written to ``v`` then), else 0 with the pad (``bvh._pad``'s arithmetic)."""
     n = src.shape[0]
-    if (src.shape[1] != 3 or out.shape[0] != n or out.shape[1] != 3 or v.shape[0] != n
-            or tri_verts.shape[0] != po.shape[0] or tri_verts.shape[1] != 3 or nf.shape[1] != AABB_FCOLS):
-        raise ValueError("refit_aabb: arrays of another tree or mesh")
     lo0 = lo1 = lo2 = np.inf
     hi0 = hi1 = hi2 = -np.inf
     acc = 0.0
@@ -248,16 +251,32 @@ def refit_aabb(src, out, F, I, tri_verts):
         lo2 = _mn(lo2, z)
         hi2 = _mx(hi2, z)
     if acc != 0.0:
-        return 1
+        return 1, 0.0
     big = max(max(abs(lo0), max(abs(lo1), abs(lo2))), max(abs(hi0), max(abs(hi1), abs(hi2))))
     if big > MAX_COORD or 0.0 < big < MIN_SCALE:
-        return 2
+        return 2, 0.0
     pad = PAD_REL * (big + max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2)))
     for i in range(n):
         v[i, 0] = out[i, 0]
         v[i, 1] = out[i, 1]
         v[i, 2] = out[i, 2]
-    for node in range(ni.shape[0] - 1, -1, -1):
+    return 0, pad
+
+
+@pair_njit(nogil=True)
+def _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, lo, hi):
+    """Step 3 of ``refit_aabb`` for the nodes ``order[hi - 1]`` down to ``order[lo]`` (ascending ids:
+    children after parents; an empty ``order``: the ids ``hi - 1`` down to ``lo``), each after its
+    children: a leaf's box from its
+    triangles' corners, read once through ``tri_verts`` (the faces in primitive order, so a leaf
+    reads its own rows and not ``prim_order`` then ``faces``), a parent's the merge of its
+    children's. The arithmetic of ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``, so the boxes
+    equal ``refit_tree``'s bit for bit. One call per sweep, compiled without reference counting
+    (``_pairjit``): the loop's body inlined from a per-node function counted references to its
+    four arrays per node and cost twice the instructions."""
+    ids = order.shape[0] > 0
+    for k in range(hi - 1, lo - 1, -1):
+        node = np.uint64(order[k]) if ids else np.uint64(k)  # unsigned: no wrap-around (below)
         left = ni[node, LEFT]
         # indices as unsigned integers: numba adds no negative-index wrap-around to them
         # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
@@ -307,4 +326,59 @@ def refit_aabb(src, out, F, I, tri_verts):
         nf[node, E0 + 2] = e2
         m = 1e-3 * _mx(e0, _mx(e1, e2))  # aabb.box_size (with selects: ~8 % faster here)
         nf[node, AABB_SIZE] = 8.0 * (e0 + m) * (e1 + m) * (e2 + m)
+
+
+@njit(cache=True, inline='always')
+def _aabb_args_ok(src, out, nf, v, po, tri_verts):
+    return (src.shape[1] == 3 and out.shape[0] == src.shape[0] and out.shape[1] == 3 and v.shape[0] == src.shape[0]
+            and tri_verts.shape[0] == po.shape[0] and tri_verts.shape[1] == 3 and nf.shape[1] == AABB_FCOLS)
+
+
+@njit(SIG_REFIT_AABB, cache=True, nogil=True)
+def refit_aabb(src, out, F, I, tri_verts):
+    """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
+
+    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) while summing ``x - x`` over
+       every coordinate (0 when all are finite, NaN otherwise) and taking the bounds; a
+       non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
+       range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
+    2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
+       vertices := ``out`` (``_copy_bounds``);
+    3. one reverse sweep over the nodes (children come after their parents,
+       ``_refit_aabb_node``).
+
+    The rows are compact (56 bytes: centre, half-extents, SIZE), so the sweep writes whole
+    rows: it streams memory (issue 15: the same sweep over 160-byte rows was 3-5x slower).
+    Returns 0 when done. Large trees on several threads: ``refit_aabb_parts``."""
+    nf, ni, po, v, f = unpack(F, I)
+    if not _aabb_args_ok(src, out, nf, v, po, tri_verts):
+        raise ValueError("refit_aabb: arrays of another tree or mesh")
+    code, pad = _copy_bounds(src, out, v)
+    if code:
+        return code
+    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, np.empty(0, dtype=np.int32), np.int64(0), np.int64(ni.shape[0]))
+    return 0
+
+
+SIG_REFIT_AABB_PARTS = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], types.int32[::1],
+                                   types.int32[:, ::1], types.int32[::1], types.int64[::1])
+
+
+@njit(SIG_REFIT_AABB_PARTS, cache=True, nogil=True, parallel=True)
+def refit_aabb_parts(src, out, F, I, tri_verts, order, cuts):
+    """``refit_aabb`` with its node sweep split into disjoint subtrees refitted on numba's
+    threads (``bvh.refit_split``): ``order`` lists the nodes, part p at ``order[cuts[p]:cuts[p + 1]]``
+    (disjoint subtrees, ascending ids: swept backwards, children first), then the nodes above the
+    subtrees from ``cuts[-1]`` on, swept last on this thread. The same boxes, bit for bit: every node's
+    arithmetic is ``_refit_aabb_node``'s and only its own children are read."""
+    nf, ni, po, v, f = unpack(F, I)
+    if not _aabb_args_ok(src, out, nf, v, po, tri_verts) or order.shape[0] != ni.shape[0]:
+        raise ValueError("refit_aabb_parts: arrays of another tree or mesh")
+    code, pad = _copy_bounds(src, out, v)
+    if code:
+        return code
+    n_parts = cuts.shape[0] - 1
+    for p in prange(n_parts):
+        _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, cuts[p], cuts[p + 1])
+    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, cuts[n_parts], np.int64(order.shape[0]))
     return 0

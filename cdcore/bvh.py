@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _layout as L
-from ._build import PAD_REL, build_into, refit_aabb, refit_tree
+from ._build import PAD_REL, build_into, refit_aabb, refit_aabb_parts, refit_tree, refit_tree_parts
 from ._build_sah import SPLITS
 from ._kdop import build_kdop_arrays, refit_kdop
 from ._pack import H_HEIGHT, H_LEAF_CAP, finish_header, new_pack, pack_arrays, views
@@ -88,6 +88,7 @@ class BVH:
         self._nodes_f, self.nodes_i, self.prim_order = (_read_only(a) for a in (self._nf, self._ni, self._po))
         self._full_f = None  # AABB trees: nodes_f spelled out, made when first read
         self._tri_verts = None  # AABB trees: the faces in primitive order, made at the first refit
+        self._split = None  # (threads, order, cuts) of a parallel refit (``refit_split``), made at the first
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
@@ -141,14 +142,23 @@ class BVH:
             finish_header(I)
         self._set_pack(F, I, depth, None)
 
-    def refit(self, vertices) -> None:
+    def refit(self, vertices, parallel: bool | None = None) -> None:
         """Refit all volumes to new vertex positions, keeping the topology (one reverse
         loop over the nodes, van den Bergen section 4).
 
         vertices : (n, 3) float64, same count as the mesh's.
+        parallel : bool, optional
+            Sweep disjoint subtrees on numba's threads, then the nodes above them
+            (``refit_split``; the same volumes bit for bit). None: for trees of at least
+            ``PARALLEL_REFIT_NODES`` nodes when numba has more than one thread and no other
+            parallel region is running (a refit then runs serially rather than wait); True:
+            always (waits for a running parallel region); False: never. k-DOP trees refit
+            serially.
         """
+        if parallel is not None and not isinstance(parallel, (bool, np.bool_)):
+            raise TypeError(f"parallel: expected a bool or None, got {type(parallel).__name__}")
         if self.kind == L.KIND_AABB:
-            self._refit_aabb(vertices)
+            self._refit_aabb(vertices, parallel)
             return
         self.mesh = self.mesh.with_vertices(vertices)
         self._v[:] = self.mesh.vertices
@@ -156,9 +166,18 @@ class BVH:
         if self.kdop is not None:
             refit_kdop(self, _pad(self.mesh.vertices))
             return
-        refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v), np.empty((3, 3)))
+        split = self._parallel_split(parallel)
+        if split is None:
+            refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v), np.empty((3, 3)),
+                       _NO_ORDER, 0, len(self._ni))
+            return
+        try:
+            refit_tree_parts(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v),
+                             np.empty((split[0], 3, 3)), split[1], split[2])
+        finally:
+            _parallel_lock().release()
 
-    def _refit_aabb(self, vertices) -> None:
+    def _refit_aabb(self, vertices, parallel=None) -> None:
         """AABB trees: validation, copies, pad and refit in one compiled call (``refit_aabb``)."""
         src = vertices
         if not (type(src) is np.ndarray and src.dtype == np.float64 and src.ndim == 2
@@ -169,12 +188,39 @@ class BVH:
         if self._tri_verts is None:
             self._tri_verts = np.ascontiguousarray(self._f[self._po])
         out = np.empty(self._v.shape)
-        if refit_aabb(src, out, self._F, self._I, self._tri_verts):  # the tree is untouched
+        split = self._parallel_split(parallel)
+        if split is None:
+            code = refit_aabb(src, out, self._F, self._I, self._tri_verts)
+        else:
+            try:
+                code = refit_aabb_parts(src, out, self._F, self._I, self._tri_verts, split[1], split[2])
+            finally:
+                _parallel_lock().release()
+        if code:  # the tree is untouched
             as_vertices(src)  # non-finite or out-of-range coordinates: raises, naming them
             raise ValueError("vertices: NaN, infinite or out-of-range coordinates")
         self.mesh = self.mesh._same_faces(out)
         self._full_f = None
         self._scaled_cache = None
+
+    def _parallel_split(self, parallel=None):
+        """``(threads, order, cuts)`` when this refit runs on numba's threads (``refit``'s
+        ``parallel``; the lock of parallel regions is then held and the caller releases it),
+        else None."""
+        if parallel is False or (parallel is None and len(self._ni) < PARALLEL_REFIT_NODES):
+            return None
+        import numba
+        threads = numba.get_num_threads()
+        if parallel is None and threads < 2:
+            return None
+        lock = _parallel_lock()
+        # another thread's parallel region: an automatic refit runs serially rather than wait
+        if not lock.acquire(blocking=bool(parallel)):
+            return None
+        split = self._split
+        if split is None or split[0] != threads:
+            split = self._split = (threads, *refit_split(self._ni, self.depth, threads))
+        return split
 
     def rebuild(self, vertices=None) -> None:
         """Build the hierarchy anew (optionally for new vertex positions)."""
@@ -321,3 +367,59 @@ def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1, split: str = "me
         every rule.
     """
     return BVH.build(mesh, bv, leaf_size, split)
+
+
+_NO_ORDER = np.zeros(0, dtype=np.int32)  # ``refit_tree``'s order of a whole-tree sweep (never written)
+PARALLEL_REFIT_NODES = 1 << 15  # smaller trees refit in < ~0.3 ms: waking threads would not pay
+
+
+def _parallel_lock():
+    from .collide import _PARALLEL  # (collide imports this module)
+    return _PARALLEL
+
+
+def refit_split(ni, depth, n_parts: int):
+    """The node sweep of a refit split for ``n_parts`` threads: ``(order, cuts)`` as
+    ``_build.refit_aabb_parts`` takes them. The largest subtree (by triangles, ``COUNT``) is
+    replaced by its two children while it holds more than 1/(2 n_parts) of the triangles;
+    the subtrees then go to the parts largest first, each to the part with the fewest
+    triangles so far (LPT); the replaced nodes are swept last. Each part lists its nodes by
+    ascending id and is swept backwards, so children come first (a child's id exceeds its
+    parent's: ``validate.check_structure``)."""
+    import heapq
+    n = len(ni)
+    count = ni[:, L.COUNT].astype(np.int64)
+    limit = count[0] / (2 * n_parts)
+    heap = [(-int(count[0]), 0)]
+    top = []
+    while heap:
+        c, node = heap[0]
+        if -c <= limit or ni[node, L.LEFT] < 0 or len(heap) >= 16 * n_parts:
+            break
+        heapq.heappop(heap)
+        top.append(node)
+        for child in (int(ni[node, L.LEFT]), int(ni[node, L.RIGHT])):
+            heapq.heappush(heap, (-int(count[child]), child))
+    roots = sorted(((-c, node) for c, node in heap), reverse=True)
+    label = np.full(n, -1, dtype=np.int64)
+    loads = [0] * n_parts
+    for c, node in roots:  # LPT
+        p = loads.index(min(loads))
+        loads[p] += c
+        label[node] = p
+    label[top] = n_parts
+    # every other node takes its parent's label, level by level (a parent is one level up)
+    internal = np.flatnonzero(ni[:, L.LEFT] >= 0)
+    parent = np.zeros(n, dtype=np.int64)
+    parent[ni[internal, L.LEFT]] = internal
+    parent[ni[internal, L.RIGHT]] = internal
+    by_depth = np.argsort(depth, kind="stable")
+    edges = np.searchsorted(depth[by_depth], np.arange(int(depth.max()) + 2))
+    for d in range(1, len(edges) - 1):
+        nodes = by_depth[edges[d]:edges[d + 1]]
+        nodes = nodes[label[nodes] < 0]
+        label[nodes] = label[parent[nodes]]
+    parts = [np.flatnonzero(label == p) for p in range(n_parts + 1)]
+    order = np.concatenate(parts).astype(np.int32)
+    cuts = np.cumsum([0] + [len(q) for q in parts[:-1]]).astype(np.int64)
+    return order, cuts

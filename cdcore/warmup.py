@@ -43,6 +43,7 @@ def _steps(part=None):
             b2 = cdcore.build_bvh(torus, bv=bv, leaf_size=2, split="sah")
             cdcore.build_bvh(torus, bv=bv, leaf_size=1, split="mean")
             b.refit(torus.vertices * 1.01)
+            b.refit(torus.vertices, parallel=True)  # the threaded sweep of large trees
             b.check()
             realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
             for realign in realigns:

@@ -1,0 +1,140 @@
+"""The threaded refit (``BVH.refit(parallel=...)``, ``bvh.refit_split``, ``_build.refit_aabb_parts``,
+``_build.refit_tree_parts``): the same volumes, bit for bit, as the serial sweep, for every BV type
+and split rule; the split a partition of the nodes into closed subtrees with the nodes above them
+swept last."""
+import threading
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import cdcore
+from cdcore import _layout as L
+from cdcore.bvh import PARALLEL_REFIT_NODES, refit_split
+from cdcore.mesh import Mesh
+
+from tests.test_refit_aabb import meshes_and_deformations, reference_refit
+
+BVS = ("aabb", "obb", "sphere", "obb_sphere")
+
+
+def check_split(ni, order, cuts, n_parts):
+    """Every node once; each part a union of whole subtrees, ascending ids; the rest (swept last)
+    only ancestors of the parts' subtrees."""
+    n = len(ni)
+    assert len(cuts) == n_parts + 1 and cuts[0] == 0
+    assert np.array_equal(np.sort(order), np.arange(n))
+    label = np.empty(n, dtype=np.int64)
+    for p in range(n_parts + 1):
+        ids = order[cuts[p]:(cuts[p + 1] if p < n_parts else n)]
+        assert np.all(np.diff(ids) > 0)
+        label[ids] = p
+    for node in range(n):
+        if ni[node, L.LEFT] < 0:
+            continue
+        for child in ni[node, L.LEFT:L.RIGHT + 1]:
+            if label[node] < n_parts:  # a part's node: its children in the same part
+                assert label[child] == label[node]
+    top = order[cuts[n_parts]:]
+    assert len(top) == 0 or top[0] == 0  # the root is swept last, or is itself a part's subtree
+
+
+@settings(max_examples=120, deadline=None)
+@given(meshes_and_deformations(), st.sampled_from(BVS), st.integers(1, 5))
+def test_threaded_refit_equals_serial(case, bv, n_parts):
+    v, faces, w, leaf, split = case
+    a = cdcore.build_bvh(Mesh(v, faces), bv, leaf_size=leaf, split=split)
+    b = cdcore.build_bvh(Mesh(v, faces), bv, leaf_size=leaf, split=split)
+    order, cuts = refit_split(a.nodes_i, a.depth, n_parts)
+    check_split(a.nodes_i, order, cuts, n_parts)
+    for target in (w, v):
+        a.refit(target, parallel=True)
+        b.refit(target, parallel=False)
+        assert np.array_equal(a._F, b._F), bv
+        assert a.check() == []
+        if bv == "aabb":
+            assert np.array_equal(a._nf, reference_refit(a.nodes_i, a.prim_order, faces, target))
+
+
+def test_the_split_check_fails_on_a_wrong_split():
+    """``check_split`` is not vacuous: a node moved to another part, or a node missing, fails it."""
+    rng = np.random.default_rng(5)
+    bvh = cdcore.build_bvh(Mesh(rng.normal(size=(60, 3)), rng.integers(0, 60, size=(200, 3))), "aabb")
+    order, cuts = refit_split(bvh.nodes_i, bvh.depth, 2)
+    check_split(bvh.nodes_i, order, cuts, 2)
+    moved = order.copy()
+    moved[[cuts[1] - 1, cuts[1]]] = moved[[cuts[1], cuts[1] - 1]]  # the last of part 0 swapped with part 1's first
+    with pytest.raises(AssertionError):
+        check_split(bvh.nodes_i, moved, cuts, 2)
+    with pytest.raises(AssertionError):
+        check_split(bvh.nodes_i, order[:-1], cuts, 2)
+
+
+def test_large_trees_refit_on_threads_automatically():
+    """A tree past ``PARALLEL_REFIT_NODES`` takes the threaded path without being asked (the split
+    is cached on the tree) and its volumes equal the serial sweep's."""
+    from cdcore.bench.common import torus_mesh
+    mesh = torus_mesh(128, 130)
+    rng = np.random.default_rng(2)
+    w = mesh.vertices + rng.normal(scale=1e-2, size=mesh.vertices.shape)
+    for bv in ("aabb", "obb"):
+        a = cdcore.build_bvh(mesh, bv)
+        b = cdcore.build_bvh(mesh, bv)
+        assert a.n_nodes >= PARALLEL_REFIT_NODES
+        a.refit(w)
+        b.refit(w, parallel=False)
+        assert np.array_equal(a._F, b._F)
+        if numba.get_num_threads() > 1:
+            assert a._split is not None and b._split is None
+
+
+def test_concurrent_refits_from_python_threads():
+    """Several Python threads refitting their own large trees at once: each result equals the
+    serial one (a refit that finds another parallel region running sweeps serially)."""
+    from cdcore.bench.common import torus_mesh
+    mesh = torus_mesh(128, 130)
+    rng = np.random.default_rng(4)
+    targets = [mesh.vertices + rng.normal(scale=1e-2, size=mesh.vertices.shape) for _ in range(3)]
+    trees = [cdcore.build_bvh(mesh, "aabb") for _ in targets]
+    want = []
+    for t in targets:
+        ref = cdcore.build_bvh(mesh, "aabb")
+        ref.refit(t, parallel=False)
+        want.append(ref._F.copy())
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                trees[i].refit(targets[i])
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(len(trees))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for tree, w in zip(trees, want):
+        assert np.array_equal(tree._F, w)
+
+
+def test_parallel_must_be_a_bool():
+    bvh = cdcore.build_bvh(Mesh(np.eye(3), np.array([[0, 1, 2]])), "obb")
+    with pytest.raises(TypeError, match="parallel"):
+        bvh.refit(np.eye(3), parallel="yes")
+
+
+def test_bad_vertices_leave_a_threaded_tree_untouched():
+    rng = np.random.default_rng(6)
+    v = rng.normal(size=(40, 3))
+    bvh = cdcore.build_bvh(Mesh(v, rng.integers(0, 40, size=(80, 3))), "aabb")
+    before = bvh._F.copy()
+    bad = v.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        bvh.refit(bad, parallel=True)
+    assert np.array_equal(bvh._F, before)
