@@ -323,6 +323,19 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if args.report_startup:
         print(f"started {time.time():.6f}", flush=True)
     from PySide6 import QtWidgets
+    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
+    app.setApplicationName("bvh-debugger")
+    app.setOrganizationName("bvh-debugger")
+    # an empty numba cache: a window at once, the engine's kernels compiled behind it
+    # (``first_start``; a signal meanwhile ends the run once they are compiled)
+    from .first_start import prepare_kernels
+    stop.hard_exit = True
+    try:
+        prepare_kernels(app, report=args.report_startup)
+    finally:
+        stop.hard_exit = False
+    if stop:
+        return _stopped(stop)
     import pyvistaqt  # noqa: F401 - imported here, with the signals held, not half-way in MainWindow
 
     from .main_window import MainWindow
@@ -330,9 +343,6 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if stop:
         return _stopped(stop)
 
-    app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
-    app.setApplicationName("bvh-debugger")
-    app.setOrganizationName("bvh-debugger")
     session = Session()
     try:
         configure_session(session, args)

@@ -47,7 +47,7 @@ def launch(env: dict, scene: str, size: str, timeout: float) -> tuple[float, flo
     for line in r.stdout.splitlines():
         if line.startswith(("first-window ", "window-shown ")):
             key, value = line.split()[:2]
-            got[key] = float(value) - t0
+            got.setdefault(key, float(value) - t0)  # the first window: the first-start one on an empty cache
     if "first-window" not in got:
         raise RuntimeError(f"the app did not report its first window (exit {r.returncode}):\n{r.stderr[-2000:]}")
     return got.get("window-shown", got["first-window"]), got["first-window"]

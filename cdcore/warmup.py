@@ -268,13 +268,66 @@ def cached_signatures(roots) -> dict[str, int]:
     return out
 
 
+#: kernels compiled when their module is imported (explicit signatures, ``_pairjit.pair_njit``
+#: with ``signature`` and ``@njit(SIG, ...)``): importing ``cdcore.collide`` loads them from
+#: numba's cache or, when it does not hold them, compiles them (and the traversal core they
+#: call) for minutes
+IMPORT_COMPILED = ("_core.query_entry", "_core.resume_entry", "_core.query_kdop_entry",
+                   "_core.resume_kdop_entry", "_build.refit_aabb", "_build.refit_aabb_parts")
+
+
+def kernels_cached(names=IMPORT_COMPILED, roots=None) -> bool:
+    """Whether numba's on-disk cache holds each kernel of ``names`` ("module.function" in
+    ``cdcore``) compiled from the current source file: its index file (``*.nbi``) exists, lists
+    at least one compiled signature and carries the source's stamp as numba computes it. Reads
+    only the index files and the sources (no kernel is imported or compiled), so a caller can
+    tell before the import whether it will take seconds or minutes (``app.first_start``). Any
+    doubt (an unreadable index, another numba) answers False."""
+    import glob
+    import os
+    import pickle
+    import sys
+
+    try:
+        from numba.core.caching import _hash_source_file  # numba's own stamp of a source file
+    except ImportError:
+        return False
+    pkg = os.path.dirname(os.path.abspath(__file__))
+    roots = _cache_roots() if roots is None else roots
+    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
+    for name in names:
+        module, func = name.rsplit(".", 1)
+        src = os.path.join(pkg, *module.split(".")) + ".py"
+        try:
+            st = os.stat(src)
+            stamp = _hash_source_file(src, st.st_mtime, st.st_size)
+        except (OSError, TypeError):
+            return False
+        found = False
+        for root in roots:
+            for path in glob.glob(os.path.join(root, "**", f"{name}-*.{tag}.nbi"), recursive=True):
+                try:
+                    with open(path, "rb") as fh:
+                        pickle.load(fh)  # numba's version tag
+                        index_stamp, overloads = pickle.loads(fh.read())
+                except Exception:  # noqa: BLE001 - a damaged or foreign index: numba ignores it too
+                    continue
+                if index_stamp == stamp and overloads:
+                    found = True
+                    break
+            if found:
+                break
+        if not found:
+            return False
+    return True
+
+
 def _cache_roots() -> list[str]:
     """Where numba caches this package's kernels: ``NUMBA_CACHE_DIR`` or the sources' __pycache__."""
     import os
 
-    import cdcore
     env = os.environ.get("NUMBA_CACHE_DIR")
-    return [env] if env else [os.path.dirname(os.path.abspath(cdcore.__file__))]
+    return [env] if env else [os.path.dirname(os.path.abspath(__file__))]
 
 
 def _parse(argv):
