@@ -364,19 +364,23 @@ HINT_EVERY = 4
 
 
 @njit(cache=True, inline='always')
-def _skip_margin(hint, nfB, b, ring, hp, mscale, phase):
+def _skip_margin(m_in, src, had_ball, ring, hp, mscale, phase):
     """True when a separated seed row need not get a margin this call: its previous margin
-    ``hint`` (kept in its MG_M column, also when it gave no certificate) was not above the
-    motion bound of B's node over the previous call's step (ring row ``hp``; -1: unknown), so
-    a new one would most likely fail at the next call (measured on the lab's scenes: half of
-    deform-wave's margins and three quarters of hand-ball's did), and computing it costs
-    about a node test. ``phase`` (a + b + call) spreads the recomputations (one call in
-    HINT_EVERY). Only a cost filter: a row without a certificate (ST_REF -1) is tested at the
-    next call, so no answer can change."""
+    (input row ``src``'s MG_M column, kept also when it gave no certificate) was not above the
+    motion of B's node over the previous call's step (ring row ``hp``; -1: unknown), so a new
+    one would most likely fail at the next call (measured on the lab's scenes: half of
+    deform-wave's margins and three quarters of hand-ball's did), and computing it costs about
+    a node test. The motion: ``_kept``'s quick bound when the row had a certificate
+    (``had_ball``: its ball columns are its own), else the translation and deformation part
+    alone (no node data read, no square root). ``phase`` (a + b + call) spreads the
+    recomputations (one call in HINT_EVERY). Only a cost filter: a row without a certificate
+    (ST_REF -1) is tested at the next call, so no answer can change."""
     if hp < 0 or phase % HINT_EVERY == 0:
         return False
-    cx, cy, cz, rho = _ball(nfB, b)
-    return hint <= mscale * _motion(ring, hp, cx, cy, cz, rho)
+    est = ring[hp, RG_Q]
+    if had_ball:
+        est += ring[hp, RG_DRN] * m_in[src, MG_L]
+    return m_in[src, MG_M] <= mscale * est
 
 
 @njit(cache=True, inline='always')
@@ -526,6 +530,7 @@ def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call,
         fails = sq[q, ST_FAILS]
         wait = sq[q, ST_WAIT]
         src = sq[q, SQ_SRC]  # the seed's input row (-1: made by a pull-up)
+        had_ball = sq[q, ST_REF] >= 0  # its certificate just expired (its ball columns are its own)
         nxt = max(nxt, q + 1)
         while nxt < nq and sq[nxt, SQ_SEED] == 0:
             nxt += 1
@@ -551,7 +556,7 @@ def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call,
             fo[w, ST_REF] = -1
             mo[w, MG_M] = NO_MARGIN
             if outcome == OUT_SEPARATED and certify:
-                if seed_row and src >= 0 and _skip_margin(m_in[src, MG_M], nfB, b, ring, hp, mscale, a + b + call):
+                if seed_row and src >= 0 and _skip_margin(m_in, src, had_ball, ring, hp, mscale, a + b + call):
                     mo[w, MG_M] = m_in[src, MG_M]  # the hint stays (no certificate: ST_REF -1)
                     w += 1
                     continue
@@ -559,7 +564,6 @@ def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call,
                 mo[w, MG_M] = m  # (the next frame's hint when it gives no certificate)
                 if m > slack:  # else no certificate: tested next frame
                     fo[w, ST_REF] = call
-                    mo[w, MG_M] = m
                     cx, cy, cz, rho = _ball(nfB, b)
                     mo[w, MG_C] = cx
                     mo[w, MG_C + 1] = cy
