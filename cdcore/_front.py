@@ -294,7 +294,7 @@ def _axis_gap(lx, ly, lz, tx, ty, tz, ea0, ea1, ea2, c, eb0, eb1, eb2):
     return (d - sa - sb) / n
 
 
-@pair_njit
+@njit(cache=True, inline='always')
 def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
     """A lower bound on the distance between the triangles below nodes a and b (module
     docstring, *Margin*), before the rounding slack; ``axis``: the traversal's separating
@@ -356,6 +356,31 @@ def _margin(nfA, a, nfB, b, R, t, axis, spheres, c):
         # 1 + 3 ortho tolerance (1e-6) for an accepted pose, so widen by 1e-5
         best = max(best, np.sqrt(sx * sx + sy * sy + sz * sz) - nfA[a, SR] - nfB[b, SR] * (1.0 + 1e-5))
     return best
+
+
+# a row whose last margin could not outlast one call's motion goes without a new one (below)
+# except once every HINT_EVERY calls (a hint grows stale when the bodies part)
+HINT_EVERY = 4
+
+
+@njit(cache=True, inline='always')
+def _skip_margin(m_in, src, had_ball, ring, hp, mscale, phase):
+    """True when a separated seed row need not get a margin this call: its previous margin
+    (input row ``src``'s MG_M column, kept also when it gave no certificate) was not above the
+    motion of B's node over the previous call's step (ring row ``hp``; -1: unknown), so a new
+    one would most likely fail at the next call (measured on the lab's scenes: half of
+    deform-wave's margins and three quarters of hand-ball's did), and computing it costs about
+    a node test. The motion: ``_kept``'s quick bound when the row had a certificate
+    (``had_ball``: its ball columns are its own), else the translation and deformation part
+    alone (no node data read, no square root). ``phase`` (a + b + call) spreads the
+    recomputations (one call in HINT_EVERY). Only a cost filter: a row without a certificate
+    (ST_REF -1) is tested at the next call, so no answer can change."""
+    if hp < 0 or phase % HINT_EVERY == 0:
+        return False
+    est = ring[hp, RG_Q]
+    if had_ball:
+        est += ring[hp, RG_DRN] * m_in[src, MG_L]
+    return m_in[src, MG_M] <= mscale * est
 
 
 @njit(cache=True, inline='always')
@@ -471,14 +496,22 @@ def _next_state(fo, w, seed_row, outcome, pulled, fails, wait, call):
 
 
 @pair_njit
-def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call, mscale, slack, cscratch):
+def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call, mscale, slack, cscratch, ring):
     """Step 3 (module docstring): the new front in ``fo``, ``mo`` from the sequence ``sq`` (a
     kept row's margin columns: ``m_in``): kept rows copied, each seed replaced by its
-    sub-traversal's stop rows (separated ones with a fresh margin). Returns the new front's
-    rows, or -1 (the front's slots are too small)."""
+    sub-traversal's stop rows (separated ones with a fresh margin, unless ``_skip_margin``).
+    Returns the new front's rows, or -1 (the front's slots are too small)."""
     cap = fo.shape[0]
     spheres = plan[P_TEST] == TEST_SPHERE or plan[P_TEST] == TEST_SPHERE5 or plan[P_TEST] == TEST_SPHERE15
     certify = mscale >= 0.0
+    # the ring row of the previous call, when its motion to this call is known (``_frame``'s
+    # jump check computed it): the motion estimate of ``_skip_margin``; -1: none (every
+    # separated row gets its margin)
+    hp = -1
+    if certify and call > 0:
+        hp = (call - 1) % RING
+        if ring[hp, RG_STAMP] != call:
+            hp = -1
     w = 0
     r = 0
     nxt = 0  # the sequence row of the next seed after the current one (nq: none)
@@ -496,6 +529,8 @@ def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call,
         pulled = sq[q, ST_PULLED] != 0
         fails = sq[q, ST_FAILS]
         wait = sq[q, ST_WAIT]
+        src = sq[q, SQ_SRC]  # the seed's input row (-1: made by a pull-up)
+        had_ball = sq[q, ST_REF] >= 0  # its certificate just expired (its ball columns are its own)
         nxt = max(nxt, q + 1)
         while nxt < nq and sq[nxt, SQ_SEED] == 0:
             nxt += 1
@@ -521,10 +556,14 @@ def emit_front(plan, R, t, nfA, nfB, sq, m_in, fo, mo, trace, n_trace, nq, call,
             fo[w, ST_REF] = -1
             mo[w, MG_M] = NO_MARGIN
             if outcome == OUT_SEPARATED and certify:
+                if seed_row and src >= 0 and _skip_margin(m_in, src, had_ball, ring, hp, mscale, a + b + call):
+                    mo[w, MG_M] = m_in[src, MG_M]  # the hint stays (no certificate: ST_REF -1)
+                    w += 1
+                    continue
                 m = _margin(nfA, a, nfB, b, R, t, trace[r - 1, TR_AXIS], spheres, cscratch) - slack
+                mo[w, MG_M] = m  # (the next frame's hint when it gives no certificate)
                 if m > slack:  # else no certificate: tested next frame
                     fo[w, ST_REF] = call
-                    mo[w, MG_M] = m
                     cx, cy, cz, rho = _ball(nfB, b)
                     mo[w, MG_C] = cx
                     mo[w, MG_C + 1] = cy
@@ -678,7 +717,7 @@ def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, s
         return _more(meta, trace_rows, pair_rows, nq_max, h, kq)
     # 4. the new front
     w = emit_front(plan, R, t, A.nf, B.nf, sq, mg[side], fr[out], mg[out], buf.trace, state[ST_TRACE], nq, call, mscale,
-                   slack, box[0])
+                   slack, box[0], ring)
     if w < 0:
         return GROW
     meta[M_NOUT] = w
@@ -793,12 +832,25 @@ def front_kdop_entry(FA, IA, FB, IB, pose_a, pose_b, plans, par, fr, mg, ring, m
 @njit(cache=True, nogil=True)
 def max_displacement(old, new):
     """The largest vertex move between two (n, 3) vertex arrays (a refit's D)."""
-    best = 0.0
-    for i in range(old.shape[0]):
+    # two independent maxima (even and odd rows): the loop is not one chain of dependent maxima
+    b0 = 0.0
+    b1 = 0.0
+    n = old.shape[0]
+    for i in range(0, n - 1, 2):
         dx = new[i, 0] - old[i, 0]
         dy = new[i, 1] - old[i, 1]
         dz = new[i, 2] - old[i, 2]
-        best = max(best, dx * dx + dy * dy + dz * dz)
+        b0 = max(b0, dx * dx + dy * dy + dz * dz)
+        ex = new[i + 1, 0] - old[i + 1, 0]
+        ey = new[i + 1, 1] - old[i + 1, 1]
+        ez = new[i + 1, 2] - old[i + 1, 2]
+        b1 = max(b1, ex * ex + ey * ey + ez * ez)
+    if n % 2:
+        dx = new[n - 1, 0] - old[n - 1, 0]
+        dy = new[n - 1, 1] - old[n - 1, 1]
+        dz = new[n - 1, 2] - old[n - 1, 2]
+        b0 = max(b0, dx * dx + dy * dy + dz * dz)
+    best = max(b0, b1)
     # the square root of a sum of three squares: relative error a few ulps, widened by 1e-12
     return np.sqrt(best) * (1.0 + 1e-12)
 

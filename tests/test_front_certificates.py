@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 import cdcore
 from cdcore import FrontCache, build_bvh, collide
-from cdcore._front import _margin
+from cdcore._front import _margin, max_displacement
 from cdcore.transforms import make_pose, relative_transform, rotation_about
 
 from meshgen import torus, uv_sphere
@@ -91,15 +91,16 @@ def _approach(frames=80):
     return [make_pose(rot, [0.75, 0.0, 0.45 - 0.6 * k / frames]) for k in range(frames)]
 
 
-def test_an_unsound_motion_bound_gives_wrong_answers_that_are_caught(tori):
-    """With the motion bound forced to zero a certificate never expires, so pairs that come into
-    contact after their test are missed: the comparison with full traversals sees it. The real
-    bound on the same motion gives the full traversal's pairs every frame."""
+@pytest.mark.parametrize("scale", [0.0, 0.5])
+def test_an_unsound_motion_bound_gives_wrong_answers_that_are_caught(tori, scale):
+    """With the motion bound forced to zero (or halved) a certificate expires too late, so pairs
+    that come into contact after their test are missed: the comparison with full traversals sees
+    it. The real bound on the same motion gives the full traversal's pairs every frame."""
     ma, mb = tori
     ba, bb = build_bvh(ma, "obb", 1), build_bvh(mb, "obb", 1)
     sound = FrontCache(ba, bb)
     unsound = FrontCache(ba, bb)
-    unsound._mscale = 0.0  # the bound of the motion since a test: zero (wrong)
+    unsound._mscale = scale  # the bound of the motion since a test: scaled down (wrong)
     wrong = 0
     for pb in _approach():
         full = collide(ba, None, bb, pb, contacts="all").pairs
@@ -219,3 +220,21 @@ def test_a_refit_frame_counts_the_vertex_moves_measurement_in_its_time(tori):
     assert got.t_total > cycles > 0.0
     again = fc.collide(None, pb)  # no refit: the compiled call only
     assert again.t_total == fc._meta[cdcore._front.M_CYC] * fc._spc
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 3, 8, 101])
+def test_max_displacement_is_the_largest_vertex_move(n):
+    """The refit's D (two maxima over even and odd rows) against numpy, odd and even counts,
+    the largest move at either end; never below the exact value (widened by 1e-12)."""
+    rng = np.random.default_rng(n)
+    old = rng.normal(size=(n, 3))
+    new = old + rng.normal(0, 0.01, (n, 3))
+    old.flags.writeable = new.flags.writeable = False  # as a Mesh's vertices (one signature)
+    for k in ([0, n - 1] if n else []):
+        moved = new.copy()
+        moved[k] += [0.0, 0.5, -0.3]
+        moved.flags.writeable = False
+        exact = np.linalg.norm(moved - old, axis=1).max()
+        got = max_displacement(old, moved)
+        assert exact <= got <= exact * (1 + 1e-11)
+    assert max_displacement(old, new) == (0.0 if n == 0 else pytest.approx(np.linalg.norm(new - old, axis=1).max()))
