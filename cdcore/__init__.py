@@ -5,10 +5,9 @@ is cheap: numba and the kernels load on first use of a name below (PEP 562).
 """
 from __future__ import annotations
 
-import importlib
 import os
-import sys
-import types
+
+from ._lazy import lazy_package
 
 # numba's OpenMP threading layer spin-waits between parallel regions by default: on a busy
 # machine (or beside the app's GUI thread) a tiny batch then took 32 ms instead of 0.4 ms.
@@ -38,34 +37,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        # submodules (cdcore.shapes, cdcore.scenes, ...) import on attribute access too
-        try:
-            return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as e:
-            if e.name != f"{__name__}.{name}":
-                raise
-            raise AttributeError(f"module 'cdcore' has no attribute {name!r}") from None
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later lookups skip this function (a benign, idempotent race)
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name, value):
-        # The import system binds a loaded submodule to the package attribute of its name;
-        # ``collide`` and ``distance`` are functions of modules of the same name: keep the
-        # function (as an eager ``from .collide import collide`` would).
-        if (isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name
-                and value.__name__ == f"{__name__}.{name}"):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+lazy_package(__name__, _EXPORTS, submodules=True)

@@ -1,8 +1,6 @@
 """Articulated bodies: links, joints, forward kinematics, the articulation hierarchy
 with its four update methods (AABB+, AABB*, OBB, CAB) and body-body collision."""
-import importlib
-import sys
-import types
+from .._lazy import lazy_package
 
 # name -> submodule: imported on first access (PEP 562), so that reading a constant
 # (``UPDATE_METHODS``) does not import the self-collision and traversal kernels, which
@@ -43,31 +41,7 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value  # later lookups skip this function (a benign, idempotent race)
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_EXPORTS))
-
-
-class _Package(types.ModuleType):
-    def __setattr__(self, name, value):
-        # The import system binds a loaded submodule to the package attribute of its name;
-        # ``audit`` is a function of the module of the same name: keep the function (as the
-        # eager ``from .audit import audit`` did).
-        if (isinstance(value, types.ModuleType) and _EXPORTS.get(name) == name
-                and value.__name__ == f"{__name__}.{name}"):
-            value = getattr(value, name)
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
+lazy_package(__name__, _EXPORTS)
 
 
 __all__ = ["audit", "AuditResult", "AuditCancelled", "ArticulatedBody", "Link", "METHOD_LABELS", "UPDATE_METHODS",
