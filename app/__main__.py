@@ -331,9 +331,12 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     from .first_start import prepare_kernels
     stop.hard_exit = True
     try:
-        prepare_kernels(app, report=args.report_startup)
+        shown = prepare_kernels(app, report=args.report_startup)
     finally:
         stop.hard_exit = False
+    if not shown:  # a warm cache: the engine loads on a worker thread while Qt, VTK and pyvista import
+        from .first_start import preload
+        preload()
     if stop:
         return _stopped(stop)
     import pyvistaqt  # noqa: F401 - imported here, with the signals held, not half-way in MainWindow

@@ -150,3 +150,20 @@ def _run_window(app, work, report, poll_ms) -> bool:
     if errors:
         raise errors[0]
     return True
+
+
+def preload() -> threading.Thread:
+    """Import the engine's modules on a worker thread while the GUI thread imports Qt, VTK and
+    pyvista (a warm cache: ~1 s of loading compiled kernels, partly outside the GIL); the
+    app's own import of them then waits for this one (Python's per-module import lock). An
+    error is left for that import to raise."""
+    def run():
+        try:
+            for name in IMPORTS:
+                importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - the GUI thread's import raises it again
+            pass
+
+    worker = threading.Thread(target=run, name="engine-preload", daemon=True)
+    worker.start()
+    return worker

@@ -133,3 +133,26 @@ def test_first_start_does_nothing_on_a_warm_cache(qapp_quits, monkeypatch):
     from app import first_start
     monkeypatch.setattr(warmup, "kernels_cached", lambda *a, **k: True)
     assert first_start.prepare_kernels(qapp_quits) is False
+
+
+def test_preload_imports_the_engine_on_a_worker_thread():
+    """``preload`` imports ``IMPORTS`` off the GUI thread; an import error stays in the worker
+    (the app's own import raises it again)."""
+    import importlib
+    from app import first_start
+    worker = first_start.preload()
+    assert worker.name == "engine-preload"
+    worker.join(timeout=120)
+    assert not worker.is_alive()
+    for name in first_start.IMPORTS:
+        assert name in sys.modules
+    saved = first_start.IMPORTS
+    try:
+        first_start.IMPORTS = ("cdcore.no_such_module",)
+        w = first_start.preload()
+        w.join(timeout=30)
+        assert not w.is_alive()
+        with pytest.raises(ModuleNotFoundError):
+            importlib.import_module("cdcore.no_such_module")
+    finally:
+        first_start.IMPORTS = saved
