@@ -28,6 +28,7 @@ for bv, spec in cdcore.BV_TYPES.items():
     a = cdcore.build_bvh(mesh, bv=bv, leaf_size=3)
     b = cdcore.build_bvh(other, bv=bv, leaf_size=1)
     b.refit(other.vertices * 0.98)
+    b.refit(other.vertices * 0.97, parallel=True)  # the threaded sweep of large trees
     realigns = tuple(REALIGN_METHODS) if bv.startswith("kdop") else (None,)
     for realign in realigns:
         for test in ((None,) if realign else spec.tests):
