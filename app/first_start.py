@@ -20,9 +20,11 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
+from cdcore.warmup import IMPORT_COMPILED
+
 #: what the worker imports: the modules whose import compiles (everything else compiles on
 #: first use, on the scene loader's thread, with the main window up)
-IMPORTS = ("cdcore.collide",)
+IMPORTS = tuple(sorted({"cdcore." + name.rsplit(".", 1)[0] for name in IMPORT_COMPILED}))
 
 
 class CompileProgress:

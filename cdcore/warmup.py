@@ -272,8 +272,10 @@ def cached_signatures(roots) -> dict[str, int]:
 #: with ``signature`` and ``@njit(SIG, ...)``): importing ``cdcore.collide`` loads them from
 #: numba's cache or, when it does not hold them, compiles them (and the traversal core they
 #: call) for minutes
+#: (``tests/test_first_start.py`` checks that the list is complete)
 IMPORT_COMPILED = ("_core.query_entry", "_core.resume_entry", "_core.query_kdop_entry",
-                   "_core.resume_kdop_entry", "_build.refit_aabb", "_build.refit_aabb_parts")
+                   "_core.resume_kdop_entry", "_build.refit_aabb", "_build.refit_aabb_parts",
+                   "articulated._self_kernel.self_check")
 
 
 def kernels_cached(names=IMPORT_COMPILED, roots=None) -> bool:
@@ -305,7 +307,9 @@ def kernels_cached(names=IMPORT_COMPILED, roots=None) -> bool:
             return False
         found = False
         for root in roots:
-            for path in glob.glob(os.path.join(root, "**", f"{name}-*.{tag}.nbi"), recursive=True):
+            # numba names an index by the module's last component: "_self_kernel.self_check-LINE.py311.nbi"
+            stem = f"{module.rsplit('.', 1)[-1]}.{func}"
+            for path in glob.glob(os.path.join(root, "**", f"{stem}-*.{tag}.nbi"), recursive=True):
                 try:
                     with open(path, "rb") as fh:
                         pickle.load(fh)  # numba's version tag

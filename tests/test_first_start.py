@@ -156,3 +156,26 @@ def test_preload_imports_the_engine_on_a_worker_thread():
             importlib.import_module("cdcore.no_such_module")
     finally:
         first_start.IMPORTS = saved
+
+
+def test_every_import_compiled_kernel_is_listed():
+    """A kernel with an explicit signature compiles when its module is imported: each must be in
+    ``IMPORT_COMPILED`` (what ``kernels_cached`` checks and the first-start worker imports), or a
+    cold start would compile it on the GUI thread with no window."""
+    import importlib
+    import pkgutil
+
+    import cdcore
+    from numba.core.registry import CPUDispatcher
+    found = set()
+    for m in pkgutil.walk_packages(cdcore.__path__, "cdcore."):
+        if m.name.startswith("cdcore.bench"):
+            continue
+        mod = importlib.import_module(m.name)
+        for key, value in vars(mod).items():
+            if isinstance(value, CPUDispatcher) and value.__module__ == mod.__name__ and not value._can_compile:
+                found.add(f"{mod.__name__[len('cdcore.'):]}.{key}")
+    assert found and found <= set(warmup.IMPORT_COMPILED), sorted(found - set(warmup.IMPORT_COMPILED))
+    from app import first_start
+    for name in warmup.IMPORT_COMPILED:
+        assert "cdcore." + name.rsplit(".", 1)[0] in first_start.IMPORTS
