@@ -553,6 +553,7 @@ _P2, _I2 = types.float64[:, ::1], types.int32[:, ::1]
 _KT = typeof(no_kdop_arrays())
 SIG_QUERY = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2)
 SIG_RESUME = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2)
+SIG_QUERY_W = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1)
 SIG_QUERY_KDOP = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2, _KT)
 SIG_RESUME_KDOP = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2, _KT)
 
@@ -668,6 +669,30 @@ def query_entry(FA, IA, FB, IB, pose_a, pose_b, plan, W, pairs, trace):
     if st:
         return -st
     R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, 0, 0)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    reset(buf)
+    return _run(plan, R, t, A, B, _unread_kdop(R, A, B, qi), buf, W, c0)
+
+
+@pair_njit(signature=SIG_QUERY_W, nogil=True)
+def query_entry_w(FA, IA, FB, IB, pose_a, pose_b, plan, W):
+    """``query_entry`` with the pairs buffer at the end of ``W`` and no trace (a ``plan``
+    without ``P_TRACE``): the call of ``collide``'s common case and of ``Query``. Two array
+    arguments fewer than ``query_entry``: each costs a Python call ~450 instructions to check
+    and unbox. After ``RESUME``, continue with ``resume_entry`` (the pairs at the end of
+    ``W`` are its ``pairs`` argument, ``collide._tail``)."""
+    c0 = read_cycles()
+    st = _start(pose_a, pose_b, W)
+    if st:
+        return -st
+    if plan[P_TRACE] != 0:
+        raise ValueError("query_entry_w: a traced query needs a trace buffer (query_entry)")
+    # no rows: the pairs at the end of W; the trace, never written with P_TRACE 0, over the
+    # box scratch (what ``_workspace`` wants: an int32 array of one row at least)
+    no_pairs = c_view(W, 0, (np.int64(0), np.int64(2)), np.int32)
+    no_trace = c_view(W, W_BOX, (np.int64(1), np.int64(TRACE_COLS)), np.int32)
+    R, t, qf, qi, buf = _workspace(W, IA, IB, no_pairs, no_trace, 0, 0)
     _relative_transform(pose_a, pose_b, R, t)
     A, B = trees(FA, IA, FB, IB)
     reset(buf)
