@@ -22,9 +22,10 @@ per query. Defined once, here:
 * the counter slots, status codes and trace columns (``_layout``);
 * one resumable kernel (``traverse``), one driver that grows its buffers (``drive``: the
   articulated and front-cache queries), and the compiled entry points a query makes one call
-  to (``query_entry``/``query_kdop_entry``, ``resume_entry``/``resume_kdop_entry`` after a full
-  buffer; ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack`` so that each
-  tree costs two arguments). The query entries allocate nothing: the working memory is one
+  to (``query_entry``/``query_kdop_entry``; ``query_entry_w`` without trace, the pairs at the
+  workspace's end: ``collide``'s common case and ``Query``; ``resume_entry``/``resume_kdop_entry``
+  after a full buffer; ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack``
+  so that each tree costs two arguments). The query entries allocate nothing: the working memory is one
   int64 workspace (``_layout.W_*``) and two buffers, all the caller's (``collide`` makes them
   per call, ``Query`` keeps a pool), and they have one explicit signature each.
 
