@@ -22,9 +22,10 @@ per query. Defined once, here:
 * the counter slots, status codes and trace columns (``_layout``);
 * one resumable kernel (``traverse``), one driver that grows its buffers (``drive``: the
   articulated and front-cache queries), and the compiled entry points a query makes one call
-  to (``query_entry``/``query_kdop_entry``, ``resume_entry``/``resume_kdop_entry`` after a full
-  buffer; ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack`` so that each
-  tree costs two arguments). The query entries allocate nothing: the working memory is one
+  to (``query_entry``/``query_kdop_entry``; ``query_entry_w`` without trace, the pairs at the
+  workspace's end: ``collide``'s common case and ``Query``; ``resume_entry``/``resume_kdop_entry``
+  after a full buffer; ``batch_entry``/``batch_serial_entry``; per-tree data packed by ``_pack``
+  so that each tree costs two arguments). The query entries allocate nothing: the working memory is one
   int64 workspace (``_layout.W_*``) and two buffers, all the caller's (``collide`` makes them
   per call, ``Query`` keeps a pool), and they have one explicit signature each.
 
@@ -42,14 +43,14 @@ from numba import njit, prange, typeof, types
 
 from ._cycles import read_cycles
 from ._kdop_traverse import QF_PAD, QF_TROW, QI_COLS, no_kdop_arrays, prepare_query
-from ._layout import (AXIS_SPHERE, BUFFER_FULL, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
+from ._layout import (AXIS_SPHERE, BUFFER_FULL, C0, CNT_BV_TESTS, CNT_FALSE, CNT_LEAF_PAIRS, CNT_MAX_STACK,
                       CNT_PRIM_CYCLES, CNT_PRIM_TESTS, COUNT, DONE, KIND_AABB, LEFT, N_COUNTERS, N_STATE, N_STATS,
                       OUT_LEAF_HIT, OUT_LEAF_MISS, OUT_OVERLAP, OUT_SEPARATED, P_AXES, P_EXACT, P_FIRST, P_KIND,
-                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, RIGHT, S0, SPLIT_A, SPLIT_B,
+                      P_METHOD, P_NAXES, P_PROGRAM, PLAN_LEN, P_TEST, P_TRACE, R0, RIGHT, S0, SPLIT_A, SPLIT_B,
                       SPLIT_NONE, SR, ST_PAIRS, ST_SP, ST_TRACE, START, TEST_SLAB, TEST_SPHERE, TEST_SPHERE5,
-                      TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS, W_BOX, W_CYC, W_FIXED,
+                      TEST_SPHERE15, TR_A, TR_AXIS, TR_B, TR_OUTCOME, TR_SPLIT, TRACE_COLS, E0, W_BOX, W_CYC, W_FIXED,
                       W_R, W_STATE, W_STATUS, W_T)
-from ._overlap import ABS_EPS, spheres_separated
+from ._overlap import ABS_EPS, PROGRAM_CUSTOM, sat_scalars, spheres_separated
 from ._pack import H_HEIGHT, H_LEAF_CAP, c_view, unpack
 from ._pairjit import pair_njit
 from ._tritri import tri_tri_overlap_xyz
@@ -267,6 +268,24 @@ def _walk(mode, plan, R, t, A, B, K, buf):
             for c in range(3):
                 C[r, c] = R[r, c]
                 AC[r, c] = abs(R[r, c]) + ABS_EPS
+    # oriented boxes, fixed axis programs (``_obb_pair``): B's rotation and translation as
+    # scalars, and the two shares of a pair's relative transform that depend on one node only,
+    # kept while that node stays: A's N = Ra^T R (node ``na``) and B's centre moved into A's
+    # frame, p = R cb + t (node ``nb``). Consecutive pairs share a node 80 % of the time (a
+    # split keeps one side, and so does a separated sibling): 45 of the ~150 operations of a
+    # pair's transform are skipped when A's node is kept, 18 when B's is. The arithmetic is
+    # the uncached one's, in the same order, so every bit (and every counter) is unchanged.
+    obb_fixed = mode == MODE_OBB and program != PROGRAM_CUSTOM
+    r00, r01, r02 = R[0, 0], R[0, 1], R[0, 2]
+    r10, r11, r12 = R[1, 0], R[1, 1], R[1, 2]
+    r20, r21, r22 = R[2, 0], R[2, 1], R[2, 2]
+    t0, t1, t2 = t[0], t[1], t[2]
+    na = -1
+    nb = -1
+    n00 = n01 = n02 = n10 = n11 = n12 = n20 = n21 = n22 = 0.0
+    p0 = p1 = p2 = 0.0
+    n_bv = 0  # node pairs tested by this call (added to the counter at the end)
+    max_sp = counters[CNT_MAX_STACK]
     status = DONE
     while sp > 0:
         if trace_on and n_trace >= trace.shape[0]:
@@ -281,9 +300,23 @@ def _walk(mode, plan, R, t, A, B, K, buf):
                 status = BUFFER_FULL
                 break
         sp -= 1
-        counters[CNT_BV_TESTS] += 1
+        n_bv += 1
         sep = -1
-        if kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
+        if obb_fixed:
+            if b != nb:
+                nb = b
+                cx = nfB[b, C0]
+                cy = nfB[b, C0 + 1]
+                cz = nfB[b, C0 + 2]
+                p0 = r00 * cx + r01 * cy + r02 * cz + t0
+                p1 = r10 * cx + r11 * cy + r12 * cz + t1
+                p2 = r20 * cx + r21 * cy + r22 * cz + t2
+            if a != na:
+                na = a
+                n00, n01, n02, n10, n11, n12, n20, n21, n22 = _obb_rows(nfA, a, r00, r01, r02, r10, r11, r12,
+                                                                        r20, r21, r22)
+            sep = _obb_pair(program, nfA, a, nfB, b, n00, n01, n02, n10, n11, n12, n20, n21, n22, p0, p1, p2)
+        elif kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
             sep = kdop_separation(method, a, b, K)
         elif spheres:
             sx = nfB[b, S0]
@@ -294,7 +327,7 @@ def _walk(mode, plan, R, t, A, B, K, buf):
                                  R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
                                  R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
                 sep = AXIS_SPHERE
-        if sep < 0 and boxes:
+        if sep < 0 and boxes and not obb_fixed:
             sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
         outcome = OUT_OVERLAP
         split = SPLIT_NONE
@@ -327,8 +360,8 @@ def _walk(mode, plan, R, t, A, B, K, buf):
             stack[sp + 1, 0] = a
             stack[sp + 1, 1] = niB[b, LEFT]
             sp += 2
-        if sp > counters[CNT_MAX_STACK]:
-            counters[CNT_MAX_STACK] = sp
+        if sp > max_sp:
+            max_sp = sp
         if trace_on:
             trace[n_trace, TR_A] = a
             trace[n_trace, TR_B] = b
@@ -338,10 +371,59 @@ def _walk(mode, plan, R, t, A, B, K, buf):
             n_trace += 1
         if first and outcome == OUT_LEAF_HIT:
             break
+    counters[CNT_BV_TESTS] += n_bv
+    counters[CNT_MAX_STACK] = max_sp
     state[ST_SP] = sp
     state[ST_PAIRS] = n_pairs
     state[ST_TRACE] = n_trace
     return status
+
+
+@njit(cache=True, inline='always')
+def _obb_rows(nfA, a, r00, r01, r02, r10, r11, r12, r20, r21, r22):
+    """N = Ra^T R for A's node ``a`` (A's axes are the columns of its R0 block), row by row:
+    the share of an oriented-box pair's transform that depends on A's node only (the
+    arithmetic of ``bv.dispatch.box_separation``, in its order)."""
+    u00, u10, u20 = nfA[a, R0], nfA[a, R0 + 3], nfA[a, R0 + 6]
+    u01, u11, u21 = nfA[a, R0 + 1], nfA[a, R0 + 4], nfA[a, R0 + 7]
+    u02, u12, u22 = nfA[a, R0 + 2], nfA[a, R0 + 5], nfA[a, R0 + 8]
+    return (u00 * r00 + u10 * r10 + u20 * r20, u00 * r01 + u10 * r11 + u20 * r21, u00 * r02 + u10 * r12 + u20 * r22,
+            u01 * r00 + u11 * r10 + u21 * r20, u01 * r01 + u11 * r11 + u21 * r21, u01 * r02 + u11 * r12 + u21 * r22,
+            u02 * r00 + u12 * r10 + u22 * r20, u02 * r01 + u12 * r11 + u22 * r21, u02 * r02 + u12 * r12 + u22 * r22)
+
+
+@njit(cache=True, inline='always')
+def _obb_pair(program, nfA, a, nfB, b, n00, n01, n02, n10, n11, n12, n20, n21, n22, p0, p1, p2):
+    """Gottschalk's separating-axis test of oriented boxes ``a`` (A) and ``b`` (B) given A's
+    N = Ra^T R (``_obb_rows``) and B's centre in A's frame p = R cb + t: T = Ra^T (p - ca),
+    C = N Rb, |C| + ABS_EPS, then the fixed axis program on scalars (``sat_scalars``). The
+    same arithmetic, in the same order, as ``bv.dispatch.box_separation``."""
+    d0 = p0 - nfA[a, C0]
+    d1 = p1 - nfA[a, C0 + 1]
+    d2 = p2 - nfA[a, C0 + 2]
+    u00, u10, u20 = nfA[a, R0], nfA[a, R0 + 3], nfA[a, R0 + 6]
+    u01, u11, u21 = nfA[a, R0 + 1], nfA[a, R0 + 4], nfA[a, R0 + 7]
+    u02, u12, u22 = nfA[a, R0 + 2], nfA[a, R0 + 5], nfA[a, R0 + 8]
+    v00, v01, v02 = nfB[b, R0], nfB[b, R0 + 1], nfB[b, R0 + 2]
+    v10, v11, v12 = nfB[b, R0 + 3], nfB[b, R0 + 4], nfB[b, R0 + 5]
+    v20, v21, v22 = nfB[b, R0 + 6], nfB[b, R0 + 7], nfB[b, R0 + 8]
+    t0 = u00 * d0 + u10 * d1 + u20 * d2
+    c00 = n00 * v00 + n01 * v10 + n02 * v20
+    c01 = n00 * v01 + n01 * v11 + n02 * v21
+    c02 = n00 * v02 + n01 * v12 + n02 * v22
+    t1 = u01 * d0 + u11 * d1 + u21 * d2
+    c10 = n10 * v00 + n11 * v10 + n12 * v20
+    c11 = n10 * v01 + n11 * v11 + n12 * v21
+    c12 = n10 * v02 + n11 * v12 + n12 * v22
+    t2 = u02 * d0 + u12 * d1 + u22 * d2
+    c20 = n20 * v00 + n21 * v10 + n22 * v20
+    c21 = n20 * v01 + n21 * v11 + n22 * v21
+    c22 = n20 * v02 + n21 * v12 + n22 * v22
+    return sat_scalars(program, t0, t1, t2, c00, c01, c02, c10, c11, c12, c20, c21, c22,
+                       abs(c00) + ABS_EPS, abs(c01) + ABS_EPS, abs(c02) + ABS_EPS,
+                       abs(c10) + ABS_EPS, abs(c11) + ABS_EPS, abs(c12) + ABS_EPS,
+                       abs(c20) + ABS_EPS, abs(c21) + ABS_EPS, abs(c22) + ABS_EPS,
+                       nfA[a, E0], nfA[a, E0 + 1], nfA[a, E0 + 2], nfB[b, E0], nfB[b, E0 + 1], nfB[b, E0 + 2])
 
 
 @njit(cache=True)
@@ -472,6 +554,7 @@ _P2, _I2 = types.float64[:, ::1], types.int32[:, ::1]
 _KT = typeof(no_kdop_arrays())
 SIG_QUERY = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2)
 SIG_RESUME = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2)
+SIG_QUERY_W = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1)
 SIG_QUERY_KDOP = types.int64(_F1, _I1, _F1, _I1, _P2, _P2, _L1, _L1, _I2, _I2, _KT)
 SIG_RESUME_KDOP = types.int64(_F1, _I1, _F1, _I1, _L1, _L1, _I2, _I2, _KT)
 
@@ -587,6 +670,30 @@ def query_entry(FA, IA, FB, IB, pose_a, pose_b, plan, W, pairs, trace):
     if st:
         return -st
     R, t, qf, qi, buf = _workspace(W, IA, IB, pairs, trace, 0, 0)
+    _relative_transform(pose_a, pose_b, R, t)
+    A, B = trees(FA, IA, FB, IB)
+    reset(buf)
+    return _run(plan, R, t, A, B, _unread_kdop(R, A, B, qi), buf, W, c0)
+
+
+@pair_njit(signature=SIG_QUERY_W, nogil=True)
+def query_entry_w(FA, IA, FB, IB, pose_a, pose_b, plan, W):
+    """``query_entry`` with the pairs buffer at the end of ``W`` and no trace (a ``plan``
+    without ``P_TRACE``): the call of ``collide``'s common case and of ``Query``. Two array
+    arguments fewer than ``query_entry``: each costs a Python call ~450 instructions to check
+    and unbox. After ``RESUME``, continue with ``resume_entry`` (the pairs at the end of
+    ``W`` are its ``pairs`` argument, ``collide._tail``)."""
+    c0 = read_cycles()
+    st = _start(pose_a, pose_b, W)
+    if st:
+        return -st
+    if plan[P_TRACE] != 0:
+        raise ValueError("query_entry_w: a traced query needs a trace buffer (query_entry)")
+    # no rows: the pairs at the end of W; the trace, never written with P_TRACE 0, over the
+    # box scratch (what ``_workspace`` wants: an int32 array of one row at least)
+    no_pairs = c_view(W, 0, (np.int64(0), np.int64(2)), np.int32)
+    no_trace = c_view(W, W_BOX, (np.int64(1), np.int64(TRACE_COLS)), np.int32)
+    R, t, qf, qi, buf = _workspace(W, IA, IB, no_pairs, no_trace, 0, 0)
     _relative_transform(pose_a, pose_b, R, t)
     A, B = trees(FA, IA, FB, IB)
     reset(buf)

@@ -1,6 +1,6 @@
 """A prepared collision query: ``q = Query(bvh_a, bvh_b, test=...)`` validates once, then
 ``q(pose_b)`` (A at the identity) or ``q(pose_a, pose_b)`` answers whether the meshes collide,
-as a bool, in one compiled call (``_core.query_entry``) that allocates nothing.
+as a bool, in one compiled call (``_core.query_entry_w``) that allocates nothing.
 
 For a loop over many poses of one pair (motion planning, a sampling-based checker) this is
 the call floor: no option lookup, no type checks in Python (the entry's one signature refuses
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core import RESUME, query_entry, query_kdop_entry, workspace_len
+from ._core import RESUME, query_entry_w, query_kdop_entry, workspace_len
 from ._kdop_traverse import kdop_query_arrays
 from .bvh import BVH
 from .collide import _NO_PAIRS, _NO_TRACE, CollisionResult, _kernel_pose, _plan, collide, raise_pose_status
@@ -78,8 +78,7 @@ class Query:
             W = np.zeros(self._ws_len, dtype=np.int64)
         try:
             if self._kd is None:
-                n = query_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
-                                _NO_TRACE)
+                n = query_entry_w(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W)
             else:
                 n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W,
                                      _NO_PAIRS, _NO_TRACE, self._kd)
@@ -98,8 +97,7 @@ class Query:
         pose_b = _kernel_pose(pose_b, "pose_b")
         W = np.zeros(self._ws_len, dtype=np.int64)
         if self._kd is None:
-            n = query_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
-                            _NO_TRACE)
+            n = query_entry_w(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W)
         else:
             n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
                                  _NO_TRACE, self._kd)

@@ -86,8 +86,8 @@ for name, mod in list(sys.modules.items()):
         if isinstance(obj, CPUDispatcher) and obj.stats.cache_misses:
             compiled[f"{name}.{attr}"] = [str(s) for s in obj.signatures]
 core = {k: len(getattr(sys.modules["cdcore._core"], k).signatures)
-        for k in ("traverse", "drive", "leaf_pair", "query_entry", "resume_entry", "query_kdop_entry", "resume_kdop_entry",
-                  "_batch_chunk")}
+        for k in ("traverse", "drive", "leaf_pair", "query_entry", "query_entry_w", "resume_entry", "query_kdop_entry",
+                  "resume_kdop_entry", "_batch_chunk")}
 print(json.dumps({"compiled": compiled, "core": core}))
 """
 
