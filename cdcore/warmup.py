@@ -273,7 +273,7 @@ def cached_signatures(roots) -> dict[str, int]:
 #: numba's cache or, when it does not hold them, compiles them (and the traversal core they
 #: call) for minutes
 #: (``tests/test_first_start.py`` checks that the list is complete)
-IMPORT_COMPILED = ("_core.query_entry", "_core.resume_entry", "_core.query_kdop_entry",
+IMPORT_COMPILED = ("_core.query_entry", "_core.query_entry_w", "_core.resume_entry", "_core.query_kdop_entry",
                    "_core.resume_kdop_entry", "_build.refit_aabb", "_build.refit_aabb_parts",
                    "articulated._self_kernel.self_check")
 
