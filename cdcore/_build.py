@@ -146,11 +146,11 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
 
 
 @pair_njit(nogil=True)
-def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf, order, lo, hi):
-    """Bottom-up refit in one reverse loop over the node arrays (section 4): the nodes
-    ``order[hi - 1]`` down to ``order[lo]`` (ascending ids: children after parents), or with an
-    empty ``order`` the ids ``hi - 1`` down to ``lo`` (the whole tree: 0, n). Several threads:
-    ``refit_tree_parts``.
+def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf, ranges, r0, r1):
+    """Bottom-up refit in one reverse loop over the node arrays (section 4): the id ranges
+    ``ranges[r0:r1]`` ((R, 2) int64 [first, end) rows, ascending), last range first and each
+    from its last id down, so children (larger ids) come before their parents; the whole tree
+    is the one range (0, n). Several threads: ``refit_tree_parts``.
 
     AABB: leaves refitted to their triangles, parents merged exactly from their children.
     Oriented kinds: single-triangle leaves take the triangle's own frame, larger leaves keep
@@ -160,54 +160,66 @@ def refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_buf, 
     and are compiled without reference counting (``_pairjit``: the per-node calls passing
     ``nodes_f`` and the mesh's arrays were most of an OBB refit's time).
     """
-    ids = order.shape[0] > 0
-    for k in range(hi - 1, lo - 1, -1):
-        node = np.int64(order[k]) if ids else k
-        left = nodes_i[node, LEFT]
-        if left < 0:
-            start = nodes_i[node, START]
-            count = nodes_i[node, COUNT]
-            if kind == KIND_AABB:
-                aabb.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
-                continue
-            if count == 1:
-                obb.triangle_axes(axes_buf, verts, faces, prim_order[start])
-                for r in range(3):
-                    for c in range(3):
-                        nodes_f[node, R0 + 3 * r + c] = axes_buf[r, c]
-            obb.fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad)
-            if kind == KIND_OBB:
-                sphere.from_box(nodes_f, node)
+    for g in range(r1 - 1, r0 - 1, -1):
+        for node in range(ranges[g, 1] - 1, ranges[g, 0] - 1, -1):
+            left = nodes_i[node, LEFT]
+            if left < 0:
+                start = nodes_i[node, START]
+                count = nodes_i[node, COUNT]
+                if kind == KIND_AABB:
+                    aabb.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
+                    continue
+                if count == 1:
+                    obb.triangle_axes(axes_buf, verts, faces, prim_order[start])
+                    for r in range(3):
+                        for c in range(3):
+                            nodes_f[node, R0 + 3 * r + c] = axes_buf[r, c]
+                obb.fit_prims_axes(nodes_f, node, verts, faces, prim_order, start, count, pad)
+                if kind == KIND_OBB:
+                    sphere.from_box(nodes_f, node)
+                else:
+                    sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
             else:
-                sphere.fit_prims(nodes_f, node, verts, faces, prim_order, start, count, pad)
-        else:
-            right = nodes_i[node, RIGHT]
-            if kind == KIND_AABB:
-                aabb.merge(nodes_f, node, left, right)
-                continue
-            obb.merge_keep_axes(nodes_f, node, left, right)
-            if kind == KIND_OBB:
-                sphere.from_box(nodes_f, node)
-            else:
-                sphere.merge(nodes_f, node, left, right)
-        if kind == KIND_SPHERE:
-            nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
+                right = nodes_i[node, RIGHT]
+                if kind == KIND_AABB:
+                    aabb.merge(nodes_f, node, left, right)
+                    continue
+                obb.merge_keep_axes(nodes_f, node, left, right)
+                if kind == KIND_OBB:
+                    sphere.from_box(nodes_f, node)
+                else:
+                    sphere.merge(nodes_f, node, left, right)
+            if kind == KIND_SPHERE:
+                nodes_f[node, SIZE] = sphere.sphere_size(nodes_f, node)
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def refit_tree_parts(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs, order, cuts):
-    """``refit_tree`` of oriented and sphere trees on numba's threads: part p's nodes
-    ``order[cuts[p]:cuts[p + 1]]`` (disjoint subtrees, ``bvh.refit_split``) with scratch
-    ``axes_bufs[p]`` (P, 3, 3), then the nodes above them from ``cuts[-1]`` on, on this thread.
+def refit_tree_parts(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs, ranges, cuts):
+    """``refit_tree`` of oriented and sphere trees on numba's threads: part p's id ranges
+    ``ranges[cuts[p]:cuts[p + 1]]`` (disjoint subtrees, ``bvh.refit_split``) with scratch
+    ``axes_bufs[p]`` (P, 3, 3), then the nodes above them, ``ranges[cuts[-1]:]``, on this thread.
     The same volumes, bit for bit: each node's arithmetic reads only its own children."""
     n_parts = cuts.shape[0] - 1
-    if order.shape[0] != nodes_i.shape[0] or axes_bufs.shape[0] < n_parts:
-        raise ValueError("refit_tree_parts: an order of another tree")
+    if axes_bufs.shape[0] < n_parts or not _ranges_ok(ranges, cuts, nodes_i.shape[0]):
+        raise ValueError("refit_tree_parts: ranges of another tree")
     for p in prange(n_parts):
-        refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[p], order, cuts[p],
+        refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[p], ranges, cuts[p],
                    cuts[p + 1])
-    refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[0], order, cuts[n_parts],
-               np.int64(order.shape[0]))
+    refit_tree(kind, nodes_f, nodes_i, prim_order, verts, faces, pad, axes_bufs[0], ranges, cuts[n_parts],
+               np.int64(ranges.shape[0]))
+
+
+@njit(cache=True, nogil=True)
+def _ranges_ok(ranges, cuts, n):
+    """Every range inside [0, n) and every cut inside the ranges' rows: a split of another
+    tree must not make a sweep read or write out of bounds."""
+    for r in range(ranges.shape[0]):
+        if not 0 <= ranges[r, 0] <= ranges[r, 1] <= n:
+            return False
+    for c in range(cuts.shape[0]):
+        if not 0 <= cuts[c] <= ranges.shape[0] or (c > 0 and cuts[c] < cuts[c - 1]):
+            return False
+    return True
 
 
 @njit(cache=True, inline='always')
@@ -264,68 +276,67 @@ def _copy_bounds(src, out, v):
 
 
 @pair_njit(nogil=True)
-def _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, lo, hi):
-    """Step 3 of ``refit_aabb`` for the nodes ``order[hi - 1]`` down to ``order[lo]`` (ascending ids:
-    children after parents; an empty ``order``: the ids ``hi - 1`` down to ``lo``), each after its
-    children: a leaf's box from its
+def _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, r0, r1):
+    """Step 3 of ``refit_aabb`` for the id ranges ``ranges[r0:r1]`` (as ``refit_tree``: last range
+    first, each from its last id down, so children come first): a leaf's box from its
     triangles' corners, read once through ``tri_verts`` (the faces in primitive order, so a leaf
     reads its own rows and not ``prim_order`` then ``faces``), a parent's the merge of its
     children's. The arithmetic of ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``, so the boxes
     equal ``refit_tree``'s bit for bit. One call per sweep, compiled without reference counting
-    (``_pairjit``): the loop's body inlined from a per-node function counted references to its
-    four arrays per node and cost twice the instructions."""
-    ids = order.shape[0] > 0
-    for k in range(hi - 1, lo - 1, -1):
-        node = np.uint64(order[k]) if ids else np.uint64(k)  # unsigned: no wrap-around (below)
-        left = ni[node, LEFT]
-        # indices as unsigned integers: numba adds no negative-index wrap-around to them
-        # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
-        if left < 0:  # a leaf: its first triangle's corners, then the others' (COUNT >= 1, checked)
-            s = np.uint64(ni[node, START])
-            p = np.uint64(tri_verts[s, 0])
-            q = np.uint64(tri_verts[s, 1])
-            r = np.uint64(tri_verts[s, 2])
-            lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
-            hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
-            lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
-            hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
-            lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
-            hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
-            for k in range(ni[node, START] + 1, ni[node, START] + ni[node, COUNT]):
-                for j in range(3):
-                    q = np.uint64(tri_verts[k, j])
-                    lo0 = _mn(lo0, v[q, 0])
-                    hi0 = _mx(hi0, v[q, 0])
-                    lo1 = _mn(lo1, v[q, 1])
-                    hi1 = _mx(hi1, v[q, 1])
-                    lo2 = _mn(lo2, v[q, 2])
-                    hi2 = _mx(hi2, v[q, 2])
-            nf[node, C0] = 0.5 * (lo0 + hi0)  # aabb.write_minmax
-            nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
-            nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
-            e0 = 0.5 * (hi0 - lo0) + pad
-            e1 = 0.5 * (hi1 - lo1) + pad
-            e2 = 0.5 * (hi2 - lo2) + pad
-        else:  # aabb.merge
-            lc = np.uint64(left)
-            rc = np.uint64(ni[node, RIGHT])
-            lo0 = _mn(nf[lc, C0] - nf[lc, E0], nf[rc, C0] - nf[rc, E0])
-            hi0 = _mx(nf[lc, C0] + nf[lc, E0], nf[rc, C0] + nf[rc, E0])
-            lo1 = _mn(nf[lc, C0 + 1] - nf[lc, E0 + 1], nf[rc, C0 + 1] - nf[rc, E0 + 1])
-            hi1 = _mx(nf[lc, C0 + 1] + nf[lc, E0 + 1], nf[rc, C0 + 1] + nf[rc, E0 + 1])
-            lo2 = _mn(nf[lc, C0 + 2] - nf[lc, E0 + 2], nf[rc, C0 + 2] - nf[rc, E0 + 2])
-            hi2 = _mx(nf[lc, C0 + 2] + nf[lc, E0 + 2], nf[rc, C0 + 2] + nf[rc, E0 + 2])
-            nf[node, C0] = 0.5 * (lo0 + hi0)
-            nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
-            nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
-            e0 = 0.5 * (hi0 - lo0)
-            e1 = 0.5 * (hi1 - lo1)
-            e2 = 0.5 * (hi2 - lo2)
-        nf[node, E0] = e0
-        nf[node, E0 + 1] = e1
-        nf[node, E0 + 2] = e2
-        m = 1e-3 * _mx(e0, _mx(e1, e2))  # aabb.box_size (with selects: ~8 % faster here)
-        nf[node, AABB_SIZE] = 8.0 * (e0 + m) * (e1 + m) * (e2 + m)
+    (``_pairjit``: the body inlined from a per-node function counted references to its four
+    arrays per node and cost twice the instructions)."""
+    for g in range(r1 - 1, r0 - 1, -1):
+        for k in range(ranges[g, 1] - 1, ranges[g, 0] - 1, -1):
+            node = np.uint64(k)  # unsigned: no negative-index wrap-around on the rows (checked ranges)
+            left = ni[node, LEFT]
+            # indices as unsigned integers: numba adds no negative-index wrap-around to them
+            # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
+            if left < 0:  # a leaf: its first triangle's corners, then the others' (COUNT >= 1, checked)
+                s = np.uint64(ni[node, START])
+                p = np.uint64(tri_verts[s, 0])
+                q = np.uint64(tri_verts[s, 1])
+                r = np.uint64(tri_verts[s, 2])
+                lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
+                hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
+                lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
+                hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
+                lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
+                hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
+                for k in range(ni[node, START] + 1, ni[node, START] + ni[node, COUNT]):
+                    for j in range(3):
+                        q = np.uint64(tri_verts[k, j])
+                        lo0 = _mn(lo0, v[q, 0])
+                        hi0 = _mx(hi0, v[q, 0])
+                        lo1 = _mn(lo1, v[q, 1])
+                        hi1 = _mx(hi1, v[q, 1])
+                        lo2 = _mn(lo2, v[q, 2])
+                        hi2 = _mx(hi2, v[q, 2])
+                nf[node, C0] = 0.5 * (lo0 + hi0)  # aabb.write_minmax
+                nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
+                nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
+                e0 = 0.5 * (hi0 - lo0) + pad
+                e1 = 0.5 * (hi1 - lo1) + pad
+                e2 = 0.5 * (hi2 - lo2) + pad
+            else:  # aabb.merge
+                lc = np.uint64(left)
+                rc = np.uint64(ni[node, RIGHT])
+                lo0 = _mn(nf[lc, C0] - nf[lc, E0], nf[rc, C0] - nf[rc, E0])
+                hi0 = _mx(nf[lc, C0] + nf[lc, E0], nf[rc, C0] + nf[rc, E0])
+                lo1 = _mn(nf[lc, C0 + 1] - nf[lc, E0 + 1], nf[rc, C0 + 1] - nf[rc, E0 + 1])
+                hi1 = _mx(nf[lc, C0 + 1] + nf[lc, E0 + 1], nf[rc, C0 + 1] + nf[rc, E0 + 1])
+                lo2 = _mn(nf[lc, C0 + 2] - nf[lc, E0 + 2], nf[rc, C0 + 2] - nf[rc, E0 + 2])
+                hi2 = _mx(nf[lc, C0 + 2] + nf[lc, E0 + 2], nf[rc, C0 + 2] + nf[rc, E0 + 2])
+                nf[node, C0] = 0.5 * (lo0 + hi0)
+                nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
+                nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
+                e0 = 0.5 * (hi0 - lo0)
+                e1 = 0.5 * (hi1 - lo1)
+                e2 = 0.5 * (hi2 - lo2)
+            nf[node, E0] = e0
+            nf[node, E0 + 1] = e1
+            nf[node, E0 + 2] = e2
+            m = 1e-3 * _mx(e0, _mx(e1, e2))  # aabb.box_size (with selects: ~8 % faster here)
+            nf[node, AABB_SIZE] = 8.0 * (e0 + m) * (e1 + m) * (e2 + m)
 
 
 @njit(cache=True, inline='always')
@@ -356,29 +367,32 @@ def refit_aabb(src, out, F, I, tri_verts):
     code, pad = _copy_bounds(src, out, v)
     if code:
         return code
-    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, np.empty(0, dtype=np.int32), np.int64(0), np.int64(ni.shape[0]))
+    whole = np.empty((1, 2), dtype=np.int64)
+    whole[0, 0] = 0
+    whole[0, 1] = ni.shape[0]
+    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, whole, np.int64(0), np.int64(1))
     return 0
 
 
 SIG_REFIT_AABB_PARTS = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], types.int32[::1],
-                                   types.int32[:, ::1], types.int32[::1], types.int64[::1])
+                                   types.int32[:, ::1], types.int64[:, ::1], types.int64[::1])
 
 
 @njit(SIG_REFIT_AABB_PARTS, cache=True, nogil=True, parallel=True)
-def refit_aabb_parts(src, out, F, I, tri_verts, order, cuts):
+def refit_aabb_parts(src, out, F, I, tri_verts, ranges, cuts):
     """``refit_aabb`` with its node sweep split into disjoint subtrees refitted on numba's
-    threads (``bvh.refit_split``): ``order`` lists the nodes, part p at ``order[cuts[p]:cuts[p + 1]]``
-    (disjoint subtrees, ascending ids: swept backwards, children first), then the nodes above the
-    subtrees from ``cuts[-1]`` on, swept last on this thread. The same boxes, bit for bit: every node's
-    arithmetic is ``_refit_aabb_node``'s and only its own children are read."""
+    threads (``bvh.refit_split``): part p's id ranges ``ranges[cuts[p]:cuts[p + 1]]``, then the
+    nodes above the subtrees, ``ranges[cuts[-1]:]``, swept last on this thread. The same boxes,
+    bit for bit: every node's arithmetic is ``_refit_aabb_nodes``'s and reads only its own
+    children."""
     nf, ni, po, v, f = unpack(F, I)
-    if not _aabb_args_ok(src, out, nf, v, po, tri_verts) or order.shape[0] != ni.shape[0]:
+    if not _aabb_args_ok(src, out, nf, v, po, tri_verts) or not _ranges_ok(ranges, cuts, ni.shape[0]):
         raise ValueError("refit_aabb_parts: arrays of another tree or mesh")
     code, pad = _copy_bounds(src, out, v)
     if code:
         return code
     n_parts = cuts.shape[0] - 1
     for p in prange(n_parts):
-        _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, cuts[p], cuts[p + 1])
-    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, order, cuts[n_parts], np.int64(order.shape[0]))
+        _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[p], cuts[p + 1])
+    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[n_parts], np.int64(ranges.shape[0]))
     return 0

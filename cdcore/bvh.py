@@ -171,8 +171,9 @@ class BVH:
             return
         split = self._parallel_split(parallel)
         if split is None:
+            whole = np.array([[0, len(self._ni)]], dtype=np.int64)
             refit_tree(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v), np.empty((3, 3)),
-                       _NO_ORDER, 0, len(self._ni))
+                       whole, 0, 1)
             return
         try:
             refit_tree_parts(self.kind, self._nf, self._ni, self._po, self._v, self._f, _pad(self._v),
@@ -372,7 +373,6 @@ def build_bvh(mesh: Mesh, bv: str = "aabb", leaf_size: int = 1, split: str = "me
     return BVH.build(mesh, bv, leaf_size, split)
 
 
-_NO_ORDER = np.zeros(0, dtype=np.int32)  # ``refit_tree``'s order of a whole-tree sweep (never written)
 PARALLEL_REFIT_NODES = 1 << 15  # smaller trees refit in < ~0.3 ms: waking threads would not pay
 
 
@@ -393,13 +393,14 @@ def _parallel_lock():
 
 
 def refit_split(ni, depth, n_parts: int):
-    """The node sweep of a refit split for ``n_parts`` threads: ``(order, cuts)`` as
-    ``_build.refit_aabb_parts`` takes them. The largest subtree (by triangles, ``COUNT``) is
+    """The node sweep of a refit split for ``n_parts`` threads: ``(ranges, cuts)`` as
+    ``_build.refit_aabb_parts`` takes them (runs of consecutive ids; a pre-order tree's subtree
+    is its root and one run of descendants). The largest subtree (by triangles, ``COUNT``) is
     replaced by its two children while it holds more than 1/(2 n_parts) of the triangles;
     the subtrees then go to the parts largest first, each to the part with the fewest
-    triangles so far (LPT); the replaced nodes are swept last. Each part lists its nodes by
-    ascending id and is swept backwards, so children come first (a child's id exceeds its
-    parent's: ``validate.check_structure``)."""
+    triangles so far (LPT); the replaced nodes are swept last. Each part's runs are ascending and
+    swept backwards, so children come first (a child's id exceeds its parent's:
+    ``validate.check_structure``)."""
     import heapq
     n = len(ni)
     count = ni[:, L.COUNT].astype(np.int64)
@@ -433,7 +434,14 @@ def refit_split(ni, depth, n_parts: int):
         nodes = by_depth[edges[d]:edges[d + 1]]
         nodes = nodes[label[nodes] < 0]
         label[nodes] = label[parent[nodes]]
-    parts = [np.flatnonzero(label == p) for p in range(n_parts + 1)]
-    order = np.concatenate(parts).astype(np.int32)
-    cuts = np.cumsum([0] + [len(q) for q in parts[:-1]]).astype(np.int64)
-    return order, cuts
+    ranges = []
+    cuts = []
+    for p in range(n_parts + 1):  # each part's ids as ascending [first, end) runs
+        cuts.append(len(ranges))
+        ids = np.flatnonzero(label == p)
+        if len(ids):
+            breaks = np.flatnonzero(np.diff(ids) > 1) + 1
+            starts = ids[np.concatenate([[0], breaks])]
+            ends = ids[np.concatenate([breaks - 1, [len(ids) - 1]])] + 1
+            ranges.extend(zip(starts.tolist(), ends.tolist()))
+    return np.array(ranges, dtype=np.int64).reshape(-1, 2), np.array(cuts[:n_parts + 1], dtype=np.int64)

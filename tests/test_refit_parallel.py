@@ -20,24 +20,33 @@ from tests.test_refit_aabb import meshes_and_deformations, reference_refit
 BVS = ("aabb", "obb", "sphere", "obb_sphere")
 
 
-def check_split(ni, order, cuts, n_parts):
-    """Every node once; each part a union of whole subtrees, ascending ids; the rest (swept last)
-    only ancestors of the parts' subtrees."""
+def part_ids(ranges, cuts, p, n_parts):
+    """The ids of part p (``n_parts``: the nodes above the parts) in sweep order reversed."""
+    rows = ranges[cuts[p]:(cuts[p + 1] if p < n_parts else len(ranges))]
+    return np.concatenate([np.arange(a, b) for a, b in rows] or [np.zeros(0, dtype=np.int64)])
+
+
+def check_split(ni, ranges, cuts, n_parts):
+    """Every node once; each part a union of whole subtrees, ascending non-overlapping runs; the
+    rest (swept last) only ancestors of the parts' subtrees."""
     n = len(ni)
     assert len(cuts) == n_parts + 1 and cuts[0] == 0
-    assert np.array_equal(np.sort(order), np.arange(n))
-    label = np.empty(n, dtype=np.int64)
+    assert np.all(ranges[:, 0] < ranges[:, 1])
+    label = np.full(n, -1, dtype=np.int64)
+    seen = []
     for p in range(n_parts + 1):
-        ids = order[cuts[p]:(cuts[p + 1] if p < n_parts else n)]
+        ids = part_ids(ranges, cuts, p, n_parts)
         assert np.all(np.diff(ids) > 0)
         label[ids] = p
+        seen.append(ids)
+    assert np.array_equal(np.sort(np.concatenate(seen)), np.arange(n))
     for node in range(n):
         if ni[node, L.LEFT] < 0:
             continue
         for child in ni[node, L.LEFT:L.RIGHT + 1]:
             if label[node] < n_parts:  # a part's node: its children in the same part
                 assert label[child] == label[node]
-    top = order[cuts[n_parts]:]
+    top = part_ids(ranges, cuts, n_parts, n_parts)
     assert len(top) == 0 or top[0] == 0  # the root is swept last, or is itself a part's subtree
 
 
@@ -47,8 +56,8 @@ def test_threaded_refit_equals_serial(case, bv, n_parts):
     v, faces, w, leaf, split = case
     a = cdcore.build_bvh(Mesh(v, faces), bv, leaf_size=leaf, split=split)
     b = cdcore.build_bvh(Mesh(v, faces), bv, leaf_size=leaf, split=split)
-    order, cuts = refit_split(a.nodes_i, a.depth, n_parts)
-    check_split(a.nodes_i, order, cuts, n_parts)
+    ranges, cuts = refit_split(a.nodes_i, a.depth, n_parts)
+    check_split(a.nodes_i, ranges, cuts, n_parts)
     for target in (w, v):
         a.refit(target, parallel=True)
         b.refit(target, parallel=False)
@@ -62,14 +71,34 @@ def test_the_split_check_fails_on_a_wrong_split():
     """``check_split`` is not vacuous: a node moved to another part, or a node missing, fails it."""
     rng = np.random.default_rng(5)
     bvh = cdcore.build_bvh(Mesh(rng.normal(size=(60, 3)), rng.integers(0, 60, size=(200, 3))), "aabb")
-    order, cuts = refit_split(bvh.nodes_i, bvh.depth, 2)
-    check_split(bvh.nodes_i, order, cuts, 2)
-    moved = order.copy()
-    moved[[cuts[1] - 1, cuts[1]]] = moved[[cuts[1], cuts[1] - 1]]  # the last of part 0 swapped with part 1's first
+    ranges, cuts = refit_split(bvh.nodes_i, bvh.depth, 2)
+    check_split(bvh.nodes_i, ranges, cuts, 2)
+    moved = cuts.copy()
+    moved[1] += 1  # part 0's last run handed to part 1
     with pytest.raises(AssertionError):
-        check_split(bvh.nodes_i, moved, cuts, 2)
+        check_split(bvh.nodes_i, ranges, moved, 2)
+    short = ranges.copy()
+    short[-1, 1] -= 1  # a node missing
     with pytest.raises(AssertionError):
-        check_split(bvh.nodes_i, order[:-1], cuts, 2)
+        check_split(bvh.nodes_i, short, cuts, 2)
+
+
+def test_ranges_of_another_tree_are_refused():
+    """A split that does not fit the tree raises instead of sweeping out of bounds."""
+    from cdcore._build import refit_aabb_parts, refit_tree_parts
+    rng = np.random.default_rng(8)
+    v = rng.normal(size=(30, 3))
+    small = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(20, 3))), "aabb")
+    small.refit(v, parallel=False)
+    big = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(90, 3))), "aabb")
+    ranges, cuts = refit_split(big.nodes_i, big.depth, 2)
+    out = np.empty_like(v)
+    with pytest.raises(ValueError, match="another tree"):
+        refit_aabb_parts(v, out, small._F, small._I, small._tri_verts, ranges, cuts)
+    obb = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(20, 3))), "obb")
+    with pytest.raises(ValueError, match="another tree"):
+        refit_tree_parts(obb.kind, obb._nf, obb._ni, obb._po, obb._v, obb._f, 1e-12, np.empty((2, 3, 3)),
+                         ranges, cuts)
 
 
 @pytest.mark.parametrize("busy", [False, True])
