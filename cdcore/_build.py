@@ -239,16 +239,15 @@ SIG_REFIT_AABB = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], ty
                              types.int32[:, ::1])
 
 
-@njit(cache=True, inline='always')
-def _copy_bounds(src, out, v):
-    """Steps 1-2 of ``refit_aabb``: copy ``src`` into ``out`` (and the pack's ``v``), check it and
-    return (code, pad): code 1 for a non-finite coordinate, 2 for one outside ``mesh.check_range``'s
-    range (nothing written to ``v`` then), else 0 with the pad (``bvh._pad``'s arithmetic)."""
-    n = src.shape[0]
+@pair_njit(nogil=True)
+def _copy_rows(src, out, i0, i1, red, p):
+    """Steps 1 of ``refit_aabb`` on rows [i0, i1): copy ``src`` into ``out`` while summing ``x - x``
+    (0 when all are finite, NaN otherwise) and taking the bounds, into ``red[p]`` (acc, lo xyz,
+    hi xyz)."""
     lo0 = lo1 = lo2 = np.inf
     hi0 = hi1 = hi2 = -np.inf
     acc = 0.0
-    for i in range(n):
+    for i in range(i0, i1):
         x = src[i, 0]
         y = src[i, 1]
         z = src[i, 2]
@@ -262,17 +261,47 @@ def _copy_bounds(src, out, v):
         hi1 = _mx(hi1, y)
         lo2 = _mn(lo2, z)
         hi2 = _mx(hi2, z)
+    red[p, 0] = acc
+    red[p, 1] = lo0
+    red[p, 2] = lo1
+    red[p, 3] = lo2
+    red[p, 4] = hi0
+    red[p, 5] = hi1
+    red[p, 6] = hi2
+
+
+@pair_njit(nogil=True)
+def _put_rows(out, v, i0, i1):
+    """Step 2's copy on rows [i0, i1): the pack's vertices := ``out``."""
+    for i in range(i0, i1):
+        v[i, 0] = out[i, 0]
+        v[i, 1] = out[i, 1]
+        v[i, 2] = out[i, 2]
+
+
+@njit(cache=True, nogil=True)
+def _pad_of(red):
+    """Step 2's check and pad from the rows' partial bounds ``red`` (P, 7): (code, pad), code 1
+    for a non-finite coordinate, 2 for one outside ``mesh.check_range``'s range, else 0 with the
+    pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical; min/max are exact, so the
+    order of the parts does not matter)."""
+    acc = 0.0
+    lo0 = lo1 = lo2 = np.inf
+    hi0 = hi1 = hi2 = -np.inf
+    for p in range(red.shape[0]):
+        acc += red[p, 0]
+        lo0 = _mn(lo0, red[p, 1])
+        lo1 = _mn(lo1, red[p, 2])
+        lo2 = _mn(lo2, red[p, 3])
+        hi0 = _mx(hi0, red[p, 4])
+        hi1 = _mx(hi1, red[p, 5])
+        hi2 = _mx(hi2, red[p, 6])
     if acc != 0.0:
         return 1, 0.0
     big = max(max(abs(lo0), max(abs(lo1), abs(lo2))), max(abs(hi0), max(abs(hi1), abs(hi2))))
     if big > MAX_COORD or 0.0 < big < MIN_SCALE:
         return 2, 0.0
-    pad = PAD_REL * (big + max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2)))
-    for i in range(n):
-        v[i, 0] = out[i, 0]
-        v[i, 1] = out[i, 1]
-        v[i, 2] = out[i, 2]
-    return 0, pad
+    return 0, PAD_REL * (big + max(hi0 - lo0, max(hi1 - lo1, hi2 - lo2)))
 
 
 @pair_njit(nogil=True)
@@ -354,7 +383,7 @@ def refit_aabb(src, out, F, I, tri_verts):
        non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
        range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
     2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
-       vertices := ``out`` (``_copy_bounds``);
+       vertices := ``out`` (``_copy_rows``, ``_pad_of``, ``_put_rows``);
     3. one reverse sweep over the nodes (children come after their parents,
        ``_refit_aabb_node``).
 
@@ -364,9 +393,13 @@ def refit_aabb(src, out, F, I, tri_verts):
     nf, ni, po, v, f = unpack(F, I)
     if not _aabb_args_ok(src, out, nf, v, po, tri_verts):
         raise ValueError("refit_aabb: arrays of another tree or mesh")
-    code, pad = _copy_bounds(src, out, v)
+    red = np.empty((1, 7))
+    n = np.int64(src.shape[0])
+    _copy_rows(src, out, np.int64(0), n, red, np.int64(0))
+    code, pad = _pad_of(red)
     if code:
         return code
+    _put_rows(out, v, np.int64(0), n)
     whole = np.empty((1, 2), dtype=np.int64)
     whole[0, 0] = 0
     whole[0, 1] = ni.shape[0]
@@ -388,10 +421,17 @@ def refit_aabb_parts(src, out, F, I, tri_verts, ranges, cuts):
     nf, ni, po, v, f = unpack(F, I)
     if not _aabb_args_ok(src, out, nf, v, po, tri_verts) or not _ranges_ok(ranges, cuts, ni.shape[0]):
         raise ValueError("refit_aabb_parts: arrays of another tree or mesh")
-    code, pad = _copy_bounds(src, out, v)
+    n_parts = cuts.shape[0] - 1
+    # steps 1-2 in n_parts row blocks too (the copy, the first writes to the new array's pages)
+    n = np.int64(src.shape[0])
+    red = np.empty((n_parts, 7))
+    for p in prange(n_parts):
+        _copy_rows(src, out, n * p // n_parts, n * (p + 1) // n_parts, red, np.int64(p))
+    code, pad = _pad_of(red)
     if code:
         return code
-    n_parts = cuts.shape[0] - 1
+    for p in prange(n_parts):
+        _put_rows(out, v, n * p // n_parts, n * (p + 1) // n_parts)
     for p in prange(n_parts):
         _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[p], cuts[p + 1])
     _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[n_parts], np.int64(ranges.shape[0]))
