@@ -407,11 +407,10 @@ def refit_aabb(src, out, F, I, tri_verts):
     return 0
 
 
-SIG_REFIT_AABB_PARTS = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], types.int32[::1],
-                                   types.int32[:, ::1], types.int64[:, ::1], types.int64[::1])
-
-
-@njit(SIG_REFIT_AABB_PARTS, cache=True, nogil=True, parallel=True)
+# no explicit signature (compiled on first use, one signature: ``BVH._refit_aabb`` passes ``src``
+# read-only and the rest as the tree holds it): loading a parallel kernel starts numba's thread
+# pool, which importing cdcore must not do (``tests/test_thread_waiting.py``)
+@njit(cache=True, nogil=True, parallel=True)
 def refit_aabb_parts(src, out, F, I, tri_verts, ranges, cuts):
     """``refit_aabb`` with its node sweep split into disjoint subtrees refitted on numba's
     threads (``bvh.refit_split``): part p's id ranges ``ranges[cuts[p]:cuts[p + 1]]``, then the

@@ -197,7 +197,9 @@ class BVH:
             code = refit_aabb(src, out, self._F, self._I, self._tri_verts)
         else:
             try:
-                code = refit_aabb_parts(src, out, self._F, self._I, self._tri_verts, split[1], split[2])
+                ro = src.view()  # read-only, as a Mesh's own vertices are: one compiled signature
+                ro.flags.writeable = False
+                code = refit_aabb_parts(ro, out, self._F, self._I, self._tri_verts, split[1], split[2])
             finally:
                 _parallel_lock().release()
         if code:  # the tree is untouched

@@ -274,7 +274,7 @@ def cached_signatures(roots) -> dict[str, int]:
 #: call) for minutes
 #: (``tests/test_first_start.py`` checks that the list is complete)
 IMPORT_COMPILED = ("_core.query_entry", "_core.query_entry_w", "_core.resume_entry", "_core.query_kdop_entry",
-                   "_core.resume_kdop_entry", "_build.refit_aabb", "_build.refit_aabb_parts",
+                   "_core.resume_kdop_entry", "_build.refit_aabb",
                    "articulated._self_kernel.self_check")
 
 

@@ -93,8 +93,10 @@ def test_ranges_of_another_tree_are_refused():
     big = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(90, 3))), "aabb")
     ranges, cuts = refit_split(big.nodes_i, big.depth, 2)
     out = np.empty_like(v)
+    ro = v.view()
+    ro.flags.writeable = False  # as BVH.refit passes it (one compiled signature)
     with pytest.raises(ValueError, match="another tree"):
-        refit_aabb_parts(v, out, small._F, small._I, small._tri_verts, ranges, cuts)
+        refit_aabb_parts(ro, out, small._F, small._I, small._tri_verts, ranges, cuts)
     obb = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(20, 3))), "obb")
     with pytest.raises(ValueError, match="another tree"):
         refit_tree_parts(obb.kind, obb._nf, obb._ni, obb._po, obb._v, obb._f, 1e-12, np.empty((2, 3, 3)),
