@@ -332,6 +332,9 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     stop.hard_exit = True
     try:
         shown = prepare_kernels(app, report=args.report_startup)
+    except Exception as exc:  # noqa: BLE001 - a broken install or cache: a message, never a traceback
+        print(f"error: the collision kernels could not be compiled: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     finally:
         stop.hard_exit = False
     if not shown:  # a warm cache: the engine loads on a worker thread while Qt, VTK and pyvista import

@@ -84,6 +84,7 @@ def qapp_quits(qapp):
     qapp.setQuitOnLastWindowClosed(before)
 
 
+@pytest.mark.gui  # a display (Qt)
 def test_first_start_window_runs_the_work_with_the_event_loop_alive(qapp_quits, monkeypatch):
     from app import first_start
 
@@ -119,6 +120,7 @@ def test_first_start_window_runs_the_work_with_the_event_loop_alive(qapp_quits, 
     assert qapp_quits.quitOnLastWindowClosed()  # restored
 
 
+@pytest.mark.gui  # a display (Qt)
 def test_first_start_hands_the_workers_error_to_the_caller(qapp_quits):
     from app import first_start
 
@@ -129,6 +131,7 @@ def test_first_start_hands_the_workers_error_to_the_caller(qapp_quits):
         first_start.prepare_kernels(qapp_quits, work=work, poll_ms=10)
 
 
+@pytest.mark.gui  # a display (Qt)
 def test_first_start_does_nothing_on_a_warm_cache(qapp_quits, monkeypatch):
     from app import first_start
     monkeypatch.setattr(warmup, "kernels_cached", lambda *a, **k: True)
@@ -179,3 +182,23 @@ def test_every_import_compiled_kernel_is_listed():
     from app import first_start
     for name in warmup.IMPORT_COMPILED:
         assert "cdcore." + name.rsplit(".", 1)[0] in first_start.IMPORTS
+
+
+@pytest.mark.gui  # a display (Qt)
+def test_a_failed_first_start_compile_is_a_message_not_a_traceback(tmp_path):
+    """The app's launch with a first-start compile that fails: exit 1 and one readable line."""
+    code = """
+import sys
+import app.first_start as fs
+def boom(app, report=False, work=None, poll_ms=100):
+    raise RuntimeError("LLVM ran out of memory")
+fs.prepare_kernels = boom
+from app.__main__ import main
+sys.exit(main(["--scene", "chains-6to1", "--frames", "1", "--quit"]))
+"""
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path), QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 1, out.stderr
+    assert "error: the collision kernels could not be compiled: RuntimeError: LLVM ran out of memory" in out.stderr
+    assert "Traceback" not in out.stderr
