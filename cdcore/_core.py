@@ -218,165 +218,182 @@ def traverse(plan, R, t, A, B, K, buf):
     kind = plan[P_KIND]
     test = plan[P_TEST]
     if test == TEST_SLAB:
-        return _walk(MODE_KDOP, plan, R, t, A, B, K, buf)
+        return _walk_kdop(plan, R, t, A, B, K, buf)
     if test == TEST_SPHERE or test == TEST_SPHERE5 or test == TEST_SPHERE15:
-        return _walk(MODE_SPHERES, plan, R, t, A, B, K, buf)
+        return _walk_spheres(plan, R, t, A, B, K, buf)
     if kind == KIND_AABB:
-        return _walk(MODE_AABB, plan, R, t, A, B, K, buf)
-    return _walk(MODE_OBB, plan, R, t, A, B, K, buf)
+        return _walk_aabb(plan, R, t, A, B, K, buf)
+    return _walk_obb(plan, R, t, A, B, K, buf)
 
 
-@njit(cache=True, inline='always')
-def _walk(mode, plan, R, t, A, B, K, buf):
-    """``traverse``'s loop for one family of tests (``mode``: a constant at each call site)."""
-    kind = plan[P_KIND]
-    test = plan[P_TEST]
-    program = plan[P_PROGRAM]
-    method = plan[P_METHOD]
-    first = plan[P_FIRST] != 0
-    trace_on = plan[P_TRACE] != 0
-    exact_leaves = plan[P_EXACT] != 0
-    axes = plan[P_AXES:P_AXES + plan[P_NAXES]]
-    kfilter = mode == MODE_KDOP
-    spheres = mode == MODE_SPHERES
-    aabb = mode == MODE_AABB or (spheres and kind == KIND_AABB)
-    boxes = mode == MODE_AABB or mode == MODE_OBB or (spheres and test != TEST_SPHERE)
-    qpad = K.qf[0, QF_PAD] if kfilter else 0.0
-    nfA = A.nf
-    niA = A.ni
-    nfB = B.nf
-    niB = B.ni
-    szA = nfA.shape[1] - 1  # SIZE: the last column of full and compact (AABB) rows alike
-    szB = nfB.shape[1] - 1
-    pairs = buf.pairs
-    trace = buf.trace
-    stack = buf.stack
-    counters = buf.counters
-    state = buf.state
-    sp = state[ST_SP]
-    n_pairs = state[ST_PAIRS]
-    n_trace = state[ST_TRACE]
-    # scratch of the box tests; AABBs: every pair shares the relative rotation (section 3)
-    box = buf.box
-    C = box[0]
-    AC = box[1]
-    T = box[2, 0]
-    ea = box[2, 1]
-    eb = box[2, 2]
-    if aabb:
-        for r in range(3):
-            for c in range(3):
-                C[r, c] = R[r, c]
-                AC[r, c] = abs(R[r, c]) + ABS_EPS
-    # oriented boxes, fixed axis programs (``_obb_pair``): B's rotation and translation as
-    # scalars, and the two shares of a pair's relative transform that depend on one node only,
-    # kept while that node stays: A's N = Ra^T R (node ``na``) and B's centre moved into A's
-    # frame, p = R cb + t (node ``nb``). Consecutive pairs share a node 80 % of the time (a
-    # split keeps one side, and so does a separated sibling): 45 of the ~150 operations of a
-    # pair's transform are skipped when A's node is kept, 18 when B's is. The arithmetic is
-    # the uncached one's, in the same order, so every bit (and every counter) is unchanged.
-    obb_fixed = mode == MODE_OBB and program != PROGRAM_CUSTOM
-    r00, r01, r02 = R[0, 0], R[0, 1], R[0, 2]
-    r10, r11, r12 = R[1, 0], R[1, 1], R[1, 2]
-    r20, r21, r22 = R[2, 0], R[2, 1], R[2, 2]
-    t0, t1, t2 = t[0], t[1], t[2]
-    na = -1
-    nb = -1
-    n00 = n01 = n02 = n10 = n11 = n12 = n20 = n21 = n22 = 0.0
-    p0 = p1 = p2 = 0.0
-    n_bv = 0  # node pairs tested by this call (added to the counter at the end)
-    max_sp = counters[CNT_MAX_STACK]
-    status = DONE
-    while sp > 0:
-        if trace_on and n_trace >= trace.shape[0]:
-            status = BUFFER_FULL
-            break
-        a = stack[sp - 1, 0]
-        b = stack[sp - 1, 1]
-        leaf_a = niA[a, LEFT] < 0
-        leaf_b = niB[b, LEFT] < 0
-        if leaf_a and leaf_b:
-            if n_pairs + niA[a, COUNT] * niB[b, COUNT] > pairs.shape[0]:
+def _make_walk(mode):
+    """``traverse``'s loop for one family of node-pair tests (``MODE_*``), compiled on its
+    own with ``mode`` a constant of the closure: only that family's test is live in it, so
+    the register allocator does not spill the k-DOP realignment's state around an
+    oriented-box test. (They were one function inlined four times into ``traverse`` at
+    numba's IR level; numba re-derives and copies an inlined callee's IR at every call site,
+    and copying this loop -- its tests inlined -- four times was ~60 % of the engine's cold
+    compile. As four closures each family is typed, lowered and optimised once, on a
+    function a quarter of the size; numba's cache keys a closure by its constants.)"""
+
+    @pair_njit(nogil=True)
+    def walk(plan, R, t, A, B, K, buf):
+        kind = plan[P_KIND]
+        test = plan[P_TEST]
+        program = plan[P_PROGRAM]
+        method = plan[P_METHOD]
+        first = plan[P_FIRST] != 0
+        trace_on = plan[P_TRACE] != 0
+        exact_leaves = plan[P_EXACT] != 0
+        axes = plan[P_AXES:P_AXES + plan[P_NAXES]]
+        kfilter = mode == MODE_KDOP
+        spheres = mode == MODE_SPHERES
+        aabb = mode == MODE_AABB or (spheres and kind == KIND_AABB)
+        boxes = mode == MODE_AABB or mode == MODE_OBB or (spheres and test != TEST_SPHERE)
+        qpad = K.qf[0, QF_PAD] if kfilter else 0.0
+        nfA = A.nf
+        niA = A.ni
+        nfB = B.nf
+        niB = B.ni
+        szA = nfA.shape[1] - 1  # SIZE: the last column of full and compact (AABB) rows alike
+        szB = nfB.shape[1] - 1
+        pairs = buf.pairs
+        trace = buf.trace
+        stack = buf.stack
+        counters = buf.counters
+        state = buf.state
+        sp = state[ST_SP]
+        n_pairs = state[ST_PAIRS]
+        n_trace = state[ST_TRACE]
+        # scratch of the box tests; AABBs: every pair shares the relative rotation (section 3)
+        box = buf.box
+        C = box[0]
+        AC = box[1]
+        T = box[2, 0]
+        ea = box[2, 1]
+        eb = box[2, 2]
+        if aabb:
+            for r in range(3):
+                for c in range(3):
+                    C[r, c] = R[r, c]
+                    AC[r, c] = abs(R[r, c]) + ABS_EPS
+        # oriented boxes, fixed axis programs (``_obb_pair``): B's rotation and translation as
+        # scalars, and the two shares of a pair's relative transform that depend on one node only,
+        # kept while that node stays: A's N = Ra^T R (node ``na``) and B's centre moved into A's
+        # frame, p = R cb + t (node ``nb``). Consecutive pairs share a node 80 % of the time (a
+        # split keeps one side, and so does a separated sibling): 45 of the ~150 operations of a
+        # pair's transform are skipped when A's node is kept, 18 when B's is. The arithmetic is
+        # the uncached one's, in the same order, so every bit (and every counter) is unchanged.
+        obb_fixed = mode == MODE_OBB and program != PROGRAM_CUSTOM
+        r00, r01, r02 = R[0, 0], R[0, 1], R[0, 2]
+        r10, r11, r12 = R[1, 0], R[1, 1], R[1, 2]
+        r20, r21, r22 = R[2, 0], R[2, 1], R[2, 2]
+        t0, t1, t2 = t[0], t[1], t[2]
+        na = -1
+        nb = -1
+        n00 = n01 = n02 = n10 = n11 = n12 = n20 = n21 = n22 = 0.0
+        p0 = p1 = p2 = 0.0
+        n_bv = 0  # node pairs tested by this call (added to the counter at the end)
+        max_sp = counters[CNT_MAX_STACK]
+        status = DONE
+        while sp > 0:
+            if trace_on and n_trace >= trace.shape[0]:
                 status = BUFFER_FULL
                 break
-        sp -= 1
-        n_bv += 1
-        sep = -1
-        if obb_fixed:
-            if b != nb:
-                nb = b
-                cx = nfB[b, C0]
-                cy = nfB[b, C0 + 1]
-                cz = nfB[b, C0 + 2]
-                p0 = r00 * cx + r01 * cy + r02 * cz + t0
-                p1 = r10 * cx + r11 * cy + r12 * cz + t1
-                p2 = r20 * cx + r21 * cy + r22 * cz + t2
-            if a != na:
-                na = a
-                n00, n01, n02, n10, n11, n12, n20, n21, n22 = _obb_rows(nfA, a, r00, r01, r02, r10, r11, r12,
-                                                                        r20, r21, r22)
-            sep = _obb_pair(program, nfA, a, nfB, b, n00, n01, n02, n10, n11, n12, n20, n21, n22, p0, p1, p2)
-        elif kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
-            sep = kdop_separation(method, a, b, K)
-        elif spheres:
-            sx = nfB[b, S0]
-            sy = nfB[b, S0 + 1]
-            sz = nfB[b, S0 + 2]
-            if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
-                                 R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
-                                 R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
-                                 R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
-                sep = AXIS_SPHERE
-        if sep < 0 and boxes and not obb_fixed:
-            sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
-        outcome = OUT_OVERLAP
-        split = SPLIT_NONE
-        if sep >= 0:
-            counters[N_COUNTERS + sep] += 1
-            outcome = OUT_SEPARATED
-        elif leaf_a and leaf_b:
-            counters[CNT_LEAF_PAIRS] += 1
-            if exact_leaves:
-                hit, n_pairs = leaf_pair(a, b, R, t, A, B, buf, n_pairs, first, kfilter, K, qpad)
+            a = stack[sp - 1, 0]
+            b = stack[sp - 1, 1]
+            leaf_a = niA[a, LEFT] < 0
+            leaf_b = niB[b, LEFT] < 0
+            if leaf_a and leaf_b:
+                if n_pairs + niA[a, COUNT] * niB[b, COUNT] > pairs.shape[0]:
+                    status = BUFFER_FULL
+                    break
+            sp -= 1
+            n_bv += 1
+            sep = -1
+            if obb_fixed:
+                if b != nb:
+                    nb = b
+                    cx = nfB[b, C0]
+                    cy = nfB[b, C0 + 1]
+                    cz = nfB[b, C0 + 2]
+                    p0 = r00 * cx + r01 * cy + r02 * cz + t0
+                    p1 = r10 * cx + r11 * cy + r12 * cz + t1
+                    p2 = r20 * cx + r21 * cy + r22 * cz + t2
+                if a != na:
+                    na = a
+                    n00, n01, n02, n10, n11, n12, n20, n21, n22 = _obb_rows(nfA, a, r00, r01, r02, r10, r11, r12,
+                                                                            r20, r21, r22)
+                sep = _obb_pair(program, nfA, a, nfB, b, n00, n01, n02, n10, n11, n12, n20, n21, n22, p0, p1, p2)
+            elif kfilter:  # k-DOP slabs after realignment (Fünzig section 4)
+                sep = kdop_separation(method, a, b, K)
+            elif spheres:
+                sx = nfB[b, S0]
+                sy = nfB[b, S0 + 1]
+                sz = nfB[b, S0 + 2]
+                if spheres_separated(nfA[a, S0], nfA[a, S0 + 1], nfA[a, S0 + 2], nfA[a, SR],
+                                     R[0, 0] * sx + R[0, 1] * sy + R[0, 2] * sz + t[0],
+                                     R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
+                                     R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
+                    sep = AXIS_SPHERE
+            if sep < 0 and boxes and not obb_fixed:
+                sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
+            outcome = OUT_OVERLAP
+            split = SPLIT_NONE
+            if sep >= 0:
+                counters[N_COUNTERS + sep] += 1
+                outcome = OUT_SEPARATED
+            elif leaf_a and leaf_b:
+                counters[CNT_LEAF_PAIRS] += 1
+                if exact_leaves:
+                    hit, n_pairs = leaf_pair(a, b, R, t, A, B, buf, n_pairs, first, kfilter, K, qpad)
+                else:
+                    hit = True
+                    n_pairs = _all_prim_pairs(a, b, A, B, pairs, n_pairs)
+                if hit:
+                    outcome = OUT_LEAF_HIT
+                else:
+                    outcome = OUT_LEAF_MISS
+                    counters[CNT_FALSE] += 1
+            elif descend_a(leaf_a, leaf_b, nfA[a, szA], nfB[b, szB]):
+                split = SPLIT_A
+                stack[sp, 0] = niA[a, RIGHT]
+                stack[sp, 1] = b
+                stack[sp + 1, 0] = niA[a, LEFT]
+                stack[sp + 1, 1] = b
+                sp += 2
             else:
-                hit = True
-                n_pairs = _all_prim_pairs(a, b, A, B, pairs, n_pairs)
-            if hit:
-                outcome = OUT_LEAF_HIT
-            else:
-                outcome = OUT_LEAF_MISS
-                counters[CNT_FALSE] += 1
-        elif descend_a(leaf_a, leaf_b, nfA[a, szA], nfB[b, szB]):
-            split = SPLIT_A
-            stack[sp, 0] = niA[a, RIGHT]
-            stack[sp, 1] = b
-            stack[sp + 1, 0] = niA[a, LEFT]
-            stack[sp + 1, 1] = b
-            sp += 2
-        else:
-            split = SPLIT_B
-            stack[sp, 0] = a
-            stack[sp, 1] = niB[b, RIGHT]
-            stack[sp + 1, 0] = a
-            stack[sp + 1, 1] = niB[b, LEFT]
-            sp += 2
-        if sp > max_sp:
-            max_sp = sp
-        if trace_on:
-            trace[n_trace, TR_A] = a
-            trace[n_trace, TR_B] = b
-            trace[n_trace, TR_OUTCOME] = outcome
-            trace[n_trace, TR_AXIS] = sep
-            trace[n_trace, TR_SPLIT] = split
-            n_trace += 1
-        if first and outcome == OUT_LEAF_HIT:
-            break
-    counters[CNT_BV_TESTS] += n_bv
-    counters[CNT_MAX_STACK] = max_sp
-    state[ST_SP] = sp
-    state[ST_PAIRS] = n_pairs
-    state[ST_TRACE] = n_trace
-    return status
+                split = SPLIT_B
+                stack[sp, 0] = a
+                stack[sp, 1] = niB[b, RIGHT]
+                stack[sp + 1, 0] = a
+                stack[sp + 1, 1] = niB[b, LEFT]
+                sp += 2
+            if sp > max_sp:
+                max_sp = sp
+            if trace_on:
+                trace[n_trace, TR_A] = a
+                trace[n_trace, TR_B] = b
+                trace[n_trace, TR_OUTCOME] = outcome
+                trace[n_trace, TR_AXIS] = sep
+                trace[n_trace, TR_SPLIT] = split
+                n_trace += 1
+            if first and outcome == OUT_LEAF_HIT:
+                break
+        counters[CNT_BV_TESTS] += n_bv
+        counters[CNT_MAX_STACK] = max_sp
+        state[ST_SP] = sp
+        state[ST_PAIRS] = n_pairs
+        state[ST_TRACE] = n_trace
+        return status
+
+    return walk
+
+
+_walk_aabb = _make_walk(MODE_AABB)
+_walk_obb = _make_walk(MODE_OBB)
+_walk_spheres = _make_walk(MODE_SPHERES)
+_walk_kdop = _make_walk(MODE_KDOP)
 
 
 @njit(cache=True, inline='always')

@@ -264,7 +264,13 @@ def cached_signatures(roots) -> dict[str, int]:
             except Exception:  # another numba's or a damaged index: numba ignores it too
                 continue
             name = os.path.basename(path).split("-")[0]  # "module.function-LINE.pyXY.nbi"
-            out[name] = out.get(name, 0) + len(overloads)
+            # a key is (signature, target, (bytecode hash, closure-constants hash)): the closures
+            # one factory makes (``_core._make_walk``) share an index file, one function each
+            per_function: dict = {}
+            for key in overloads:
+                code = key[2] if isinstance(key, tuple) and len(key) > 2 else None
+                per_function[code] = per_function.get(code, 0) + 1
+            out[name] = max(out.get(name, 0), max(per_function.values(), default=0))
     return out
 
 
