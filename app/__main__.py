@@ -301,6 +301,12 @@ def _stopped(stop: Stop, win=None, app=None, say: bool = True) -> int:
     return stop.code
 
 
+def _phase(args, name: str) -> None:
+    """``--report-startup``: ``phase NAME <unix time>`` (``app.startup_bench``'s breakdown)."""
+    if args.report_startup:
+        print(f"phase {name} {time.time():.6f}", flush=True)
+
+
 def _main(argv=None, stop: Stop | None = None) -> int:
     stop = stop if stop is not None else Stop()
     args = build_parser().parse_args(argv)
@@ -322,30 +328,44 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         return _stopped(stop)
     if args.report_startup:
         print(f"started {time.time():.6f}", flush=True)
+    # a warm numba cache (the index files say so; no kernel is loaded to find out): the engine's
+    # kernels load on a worker thread while this thread imports the 3-D view's libraries, before
+    # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
+    from cdcore.warmup import kernels_cached
+    warm = kernels_cached()
+    if warm:
+        from .warm_start import import_view, preload
+        preload(done=lambda: _phase(args, "engine-loaded"))
+        import_view()
+        _phase(args, "view-imported")
+        if stop:
+            return _stopped(stop)
     from PySide6 import QtWidgets
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("bvh-debugger")
     app.setOrganizationName("bvh-debugger")
-    # an empty numba cache: a window at once, the engine's kernels compiled behind it
-    # (``first_start``; a signal meanwhile ends the run once they are compiled)
-    from .first_start import prepare_kernels
-    stop.hard_exit = True
-    try:
-        shown = prepare_kernels(app, report=args.report_startup)
-    except Exception as exc:  # noqa: BLE001 - a broken install or cache: a message, never a traceback
-        print(f"error: the collision kernels could not be compiled: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        stop.hard_exit = False
-    if not shown:  # a warm cache: the engine loads on a worker thread while Qt, VTK and pyvista import
-        from .first_start import preload
-        preload()
+    _phase(args, "qt-started")
+    if not warm:
+        # an empty numba cache: a window at once, the engine's kernels compiled behind it
+        # (``first_start``; a signal meanwhile ends the run once they are compiled)
+        from .first_start import prepare_kernels
+        stop.hard_exit = True
+        try:
+            prepare_kernels(app, report=args.report_startup)
+        except Exception as exc:  # noqa: BLE001 - a broken install or cache: a message, never a traceback
+            print(f"error: the collision kernels could not be compiled: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
+            return 1
+        finally:
+            stop.hard_exit = False
     if stop:
         return _stopped(stop)
-    import pyvistaqt  # noqa: F401 - imported here, with the signals held, not half-way in MainWindow
+    # the view's Qt side, here with the signals held, not half-way in MainWindow
+    from .render import native_view, scene_view  # noqa: F401
 
     from .main_window import MainWindow
     from .model import Session
+    _phase(args, "modules-imported")
     if stop:
         return _stopped(stop)
 
@@ -366,6 +386,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
             return 2
     settings = script_settings(stop) if scripted else None
     win = MainWindow(session, settings=settings)
+    _phase(args, "window-built")
     if args.size is not None:
         win.resize(*size)
     hp = win.hierarchy_panel
@@ -419,6 +440,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         from .widgets.errors import show_error
         show_error(win, "Load scene", exc)
     stop.hard_exit = False
+    _phase(args, "scene-built")
     if stop:
         return _stopped(stop, win, app)
     if args.report_startup:
