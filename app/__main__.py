@@ -333,12 +333,14 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
     from cdcore.warmup import kernels_cached
     warm = kernels_cached()
+    engine = None
     if warm:
         from .warm_start import import_view, preload
-        preload(done=lambda: _phase(args, "engine-loaded"))
+        engine = preload(done=lambda: _phase(args, "engine-loaded"))
         import_view()
         _phase(args, "view-imported")
-        if stop:
+        if stop:  # not while the worker loads kernels: LLVM's statics go at exit
+            engine.join()
             return _stopped(stop)
     from PySide6 import QtWidgets
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
@@ -359,6 +361,8 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         finally:
             stop.hard_exit = False
     if stop:
+        if engine is not None:
+            engine.join()
         return _stopped(stop)
     # the view's Qt side, here with the signals held, not half-way in MainWindow
     from .render import native_view, scene_view  # noqa: F401
