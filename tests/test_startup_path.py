@@ -85,3 +85,65 @@ def test_the_start_reports_its_phases_in_order(tmp_path):
     assert all(k in marks for k in order + ["engine-loaded"]), marks
     assert [marks[k] for k in order] == sorted(marks[k] for k in order), marks
     assert marks["started"] <= marks["engine-loaded"] <= marks["first-window"]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    pytest.importorskip("pytestqt")
+    from PySide6 import QtCore
+
+    from app.main_window import MainWindow
+    from app.model import Session
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitExposed(win)
+    win.load_ref({"scene": "chains-6to1"})
+    qtbot.wait(50)
+    return win
+
+
+@pytest.mark.gui
+def test_docks_behind_timing_are_built_when_first_shown(window, qtbot):
+    """Compare and Build lab (tabs behind Timing) are not built for the first window; showing
+    the tab builds the panel into the dock, working (the Compare panel compares the scene's
+    frames) and laid out like an eagerly built one (no horizontal scrolling, nothing cut)."""
+    from PySide6 import QtWidgets
+
+    from app.widgets.compare_panel import ComparePanel
+    from app.widgets.lab_panel import LabPanel
+    win = window
+    assert sorted(win._lazy_factories) == ["compare_panel", "lab_panel"]  # nothing built yet
+    dock = win.findChild(QtWidgets.QDockWidget, "Compare_methods")
+    tabs = [b for b in win.findChildren(QtWidgets.QTabBar) if b.isVisible()
+            and "Compare" in [b.tabText(i) for i in range(b.count())]]
+    assert tabs, "the Compare tab is listed behind Timing"
+    dock.raise_()
+    qtbot.waitUntil(lambda: "compare_panel" not in win._lazy_factories, timeout=5000)
+    panel = win._panels["compare_panel"]
+    assert isinstance(panel, ComparePanel) and dock.widget().widget() is panel and panel.isVisible()
+    assert "lab_panel" in win._lazy_factories  # still not built: not shown
+    assert win.compare_panel is panel  # the attribute is the built panel, built once
+    panel.enable.setChecked(True)
+    for _ in range(3):
+        win.session.step()
+    panel.refresh()
+    assert panel.table.rowCount() >= 1
+    scroll = dock.widget()
+    assert not scroll.horizontalScrollBar().isVisible()
+    assert scroll.minimumWidth() >= panel.minimumSizeHint().width()  # the scroll area fits its new panel
+    lab = win.lab_panel  # read before it is shown: built on demand, into its dock
+    assert isinstance(lab, LabPanel) and win.findChild(QtWidgets.QDockWidget, "Build_lab").widget().widget() is lab
+    assert not win._lazy_factories
+
+
+@pytest.mark.gui
+def test_a_tab_behind_others_does_not_count_as_shown(window):
+    """Qt reports a dock tabbed behind another as visible (placed off screen): that must not
+    build it (it would undo the saving)."""
+    from PySide6 import QtWidgets
+    dock = window.findChild(QtWidgets.QDockWidget, "Compare_methods")
+    assert dock.isVisible() and not window._shown_now(dock)
+    assert window._shown_now(window.findChild(QtWidgets.QDockWidget, "Timing"))
