@@ -218,6 +218,7 @@ class Stop:
         self.on_signal = None  # called (from the Python-level handler) after each signal
         self.hard_exit = False  # a second signal exits at once (set while a scene builds)
         self.cleanup = []  # run before such an exit
+        self.workers = []  # threads that may be loading or compiling kernels: joined before the exit
         self._previous: dict[int, object] = {}
 
     def install(self) -> Stop:
@@ -286,6 +287,8 @@ def main(argv=None) -> int:
         _say("\ninterrupted")
         return 130
     finally:
+        for worker in stop.workers:  # no exit under a thread in LLVM (its statics go at exit)
+            worker.join()
         stop.restore()
 
 
@@ -305,6 +308,25 @@ def _phase(args, name: str) -> None:
     """``--report-startup``: ``phase NAME <unix time>`` (``app.startup_bench``'s breakdown)."""
     if args.report_startup:
         print(f"phase {name} {time.time():.6f}", flush=True)
+
+
+def _prebuild(args, kind):
+    """A scene named on the command line (``--scene``, ``--mesh``) is built on the engine's
+    preload worker while the window is made (``warm_start.Prebuild``); the window then
+    adopts it. None for the others (a file, the last session's scene: read from settings)."""
+    if args.file or not (args.scene or args.mesh):
+        return None
+    ref = {"meshes": list(args.mesh)} if args.mesh else {"scene": args.scene}
+    frames = max(args.frames or 1000, 1) if args.mesh else None
+
+    def make():
+        from .model import Session
+        tmp = Session()
+        configure_session(tmp, args)
+        tmp.load_ref(ref, frames)
+        _phase(args, "scene-prebuilt")
+        return tmp
+    return kind(ref, make)
 
 
 def _main(argv=None, stop: Stop | None = None) -> int:
@@ -333,14 +355,15 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
     from cdcore.warmup import kernels_cached
     warm = kernels_cached()
-    engine = None
+    engine = prebuild = None
     if warm:
-        from .warm_start import import_view, preload
-        engine = preload(done=lambda: _phase(args, "engine-loaded"))
+        from .warm_start import Prebuild, import_view, preload
+        prebuild = _prebuild(args, Prebuild)
+        engine = preload(done=lambda: _phase(args, "engine-loaded"), then=prebuild and prebuild.run)
+        stop.workers.append(engine)  # ``main`` joins it before leaving
         import_view()
         _phase(args, "view-imported")
-        if stop:  # not while the worker loads kernels: LLVM's statics go at exit
-            engine.join()
+        if stop:
             return _stopped(stop)
     from PySide6 import QtWidgets
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
@@ -361,8 +384,6 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         finally:
             stop.hard_exit = False
     if stop:
-        if engine is not None:
-            engine.join()
         return _stopped(stop)
     # the view's Qt side, here with the signals held, not half-way in MainWindow
     from .render import native_view, scene_view  # noqa: F401
@@ -423,7 +444,9 @@ def _main(argv=None, stop: Stop | None = None) -> int:
                 ref = {"file": args.file}  # a scene file given as the positional argument
             restored = not (scripted or args.file or args.scene or args.mesh)
             try:
-                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+                ready = prebuild.result if prebuild is not None and prebuild.ref == ref else None
+                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None,
+                                       prebuilt=ready)
             except Exception as exc:  # noqa: BLE001 - a remembered scene must never break a launch
                 if not restored or stop:
                     raise

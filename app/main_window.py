@@ -654,15 +654,22 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         return True
 
-    def load_in_background(self, ref: dict, frames: int | None = None) -> None:
+    def load_in_background(self, ref: dict, frames: int | None = None, prebuilt=None) -> None:
         """Build the scene (and compile the kernels it needs, on a first run) on a worker
         thread into a private Session while the window keeps painting a progress message,
-        then adopt it here in the GUI thread (views are only touched from this thread)."""
+        then adopt it here in the GUI thread (views are only touched from this thread).
+        ``prebuilt()``: a Session holding this very scene, built while the window was made
+        (``app.__main__``: the scene of the command line), or None; it is used when it was
+        built with this session's settings, else the scene is built here."""
         s = self.session
         label = ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
             os.path.basename(p) for p in ref.get("meshes", ()))
+        settings = (s.bv, s.method, s.test, s.deform, s.realign)
 
         def build():
+            tmp = prebuilt() if prebuilt is not None else None
+            if tmp is not None and (tmp.bv, tmp.method, tmp.test, tmp.deform, tmp.realign) == settings:
+                return tmp
             tmp = Session()
             tmp.bv, tmp.method, tmp.test, tmp.deform, tmp.realign = s.bv, s.method, s.test, s.deform, s.realign
             tmp.load_ref(ref, frames)

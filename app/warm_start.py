@@ -38,12 +38,13 @@ VIEW_IMPORTS = ("numpy", "pyvista", "pyvista.plotting", "pyvista.plotting.plotte
                 "vtkmodules.util.numpy_support")
 
 
-def preload(imports=None, done=None) -> threading.Thread:
+def preload(imports=None, done=None, then=None) -> threading.Thread:
     """Import the engine's modules (``WARM_IMPORTS``) on a worker thread while the GUI thread
     imports Qt, VTK and pyvista (a warm cache: ~1 s of loading compiled kernels, partly
     outside the GIL); the app's own import of them then waits for this one (Python's
     per-module import lock). An error is left for that import to raise. ``done()`` is
-    called on the worker when it ends (``--report-startup``'s phase line)."""
+    called on the worker when the imports are over (``--report-startup``'s phase line),
+    then ``then()`` (``Prebuild.run``: the scene named on the command line)."""
     names = WARM_IMPORTS if imports is None else tuple(imports)
 
     def run():
@@ -55,6 +56,8 @@ def preload(imports=None, done=None) -> threading.Thread:
         finally:
             if done is not None:
                 done()
+        if then is not None:
+            then()
 
     worker = threading.Thread(target=run, name="engine-preload", daemon=True)
     worker.start()
@@ -66,3 +69,31 @@ def import_view(imports=VIEW_IMPORTS) -> None:
     module docstring). An ImportError propagates: the view cannot work without them."""
     for name in imports:
         importlib.import_module(name)
+
+
+class Prebuild:
+    """The scene named on the command line, built on the preload worker while the GUI thread
+    imports and makes the window (the first-use kernels of the build load from numba's
+    cache then, much of it outside the GIL, and the numba kernels of the build release it).
+    ``make()`` returns a ``Session`` holding the scene (``app.model``, Qt-free). ``result()``
+    (from any thread but the worker) waits for it: the session, or None when the build
+    failed, so that the window's own load runs and reports the error as it always does."""
+
+    def __init__(self, ref: dict, make):
+        self.ref = ref
+        self._make = make
+        self._done = threading.Event()
+        self._session = None
+
+    def run(self) -> None:
+        try:
+            self._session = self._make()
+        except BaseException:  # noqa: BLE001 - the window's load raises it again, with its message
+            self._session = None
+        finally:
+            self._done.set()
+
+    def result(self):
+        self._done.wait()
+        session, self._session = self._session, None  # adopted once
+        return session

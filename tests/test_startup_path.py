@@ -82,9 +82,10 @@ def test_the_start_reports_its_phases_in_order(tmp_path):
             marks[parts[1]] = float(parts[2])
     order = ["started", "view-imported", "qt-started", "modules-imported", "window-built", "window-shown",
              "scene-built", "first-window"]
-    assert all(k in marks for k in order + ["engine-loaded"]), marks
+    assert all(k in marks for k in order + ["engine-loaded", "scene-prebuilt"]), marks
     assert [marks[k] for k in order] == sorted(marks[k] for k in order), marks
-    assert marks["started"] <= marks["engine-loaded"] <= marks["first-window"]
+    # the scene of --scene is built on the preload worker, after the engine, before the window adopts it
+    assert marks["started"] <= marks["engine-loaded"] <= marks["scene-prebuilt"] <= marks["scene-built"]
 
 
 @pytest.fixture
@@ -147,3 +148,36 @@ def test_a_tab_behind_others_does_not_count_as_shown(window):
     dock = window.findChild(QtWidgets.QDockWidget, "Compare_methods")
     assert dock.isVisible() and not window._shown_now(dock)
     assert window._shown_now(window.findChild(QtWidgets.QDockWidget, "Timing"))
+
+
+def test_prebuild_hands_over_its_session_once_and_none_on_failure():
+    from app.warm_start import Prebuild
+    made = object()
+    ok = Prebuild({"scene": "x"}, lambda: made)
+    ok.run()
+    assert ok.result() is made and ok.result() is None  # adopted once
+
+    def boom():
+        raise ValueError("no such scene")
+    bad = Prebuild({"scene": "x"}, boom)
+    bad.run()
+    assert bad.result() is None  # the window's own load raises the error, with its message
+
+
+@pytest.mark.gui
+def test_the_window_adopts_a_prebuilt_scene_built_with_its_settings(window, qtbot):
+    """``load_in_background(prebuilt=...)`` adopts the prebuilt session when it was built with
+    the window session's settings, and builds the scene itself when they differ."""
+    from app.model import Session
+    win = window
+    pre = Session()
+    pre.load_ref({"scene": "hand-ball"})
+    win.load_in_background({"scene": "hand-ball"}, prebuilt=lambda: pre)
+    assert win.session.scene is pre.scene  # adopted, not rebuilt
+    other = Session()
+    other.set_bv("aabb")
+    other.load_ref({"scene": "chains-6to1"})
+    assert win.session.bv != "aabb"
+    win.load_in_background({"scene": "chains-6to1"}, prebuilt=lambda: other)
+    assert win.session.scene is not other.scene and win.session.scene.name == other.scene.name
+    assert win.session.bv != "aabb"
