@@ -980,8 +980,9 @@ class MainWindow(QtWidgets.QMainWindow):
     # ---- camera ----------------------------------------------------------------------
     def reset_view(self):
         """Look down at the scene from above and in front, framing the bodies at this frame
-        (Fit motion frames the whole motion)."""
-        self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0))
+        (Fit motion frames the whole motion). Renders nothing: both callers render after it
+        (pyvista's default ``render=True`` cost a synchronous render of the first frame)."""
+        self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0), render=False)
         self.fit_view()
 
     def fit_view(self, bounds=None):
