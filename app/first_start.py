@@ -9,8 +9,9 @@ window shows what is being compiled while a worker thread does the import; Qt's 
 keeps running meanwhile (numba's type inference holds the GIL in short slices, LLVM's passes
 release it). The main window is made afterwards, on the GUI thread, as always.
 
-Only Qt and ``cdcore.warmup.kernels_cached`` (which reads the cache's index files) are imported
-before that decision.
+``app.__main__`` decides with ``cdcore.warmup.kernels_cached`` (which reads the cache's index
+files) before importing Qt: a warm cache takes ``app.warm_start`` (the kernels loaded on a
+worker thread while the view's libraries import), a cold one this module.
 """
 from __future__ import annotations
 
