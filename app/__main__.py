@@ -218,6 +218,7 @@ class Stop:
         self.on_signal = None  # called (from the Python-level handler) after each signal
         self.hard_exit = False  # a second signal exits at once (set while a scene builds)
         self.cleanup = []  # run before such an exit
+        self.workers = []  # threads that may be loading or compiling kernels: joined before the exit
         self._previous: dict[int, object] = {}
 
     def install(self) -> Stop:
@@ -286,6 +287,8 @@ def main(argv=None) -> int:
         _say("\ninterrupted")
         return 130
     finally:
+        for worker in stop.workers:  # no exit under a thread in LLVM (its statics go at exit)
+            worker.join()
         stop.restore()
 
 
@@ -299,6 +302,31 @@ def _stopped(stop: Stop, win=None, app=None, say: bool = True) -> int:
     if say:
         _say(stop.message)
     return stop.code
+
+
+def _phase(args, name: str) -> None:
+    """``--report-startup``: ``phase NAME <unix time>`` (``app.startup_bench``'s breakdown)."""
+    if args.report_startup:
+        print(f"phase {name} {time.time():.6f}", flush=True)
+
+
+def _prebuild(args, kind):
+    """A scene named on the command line (``--scene``, ``--mesh``) is built on the engine's
+    preload worker while the window is made (``warm_start.Prebuild``); the window then
+    adopts it. None for the others (a file, the last session's scene: read from settings)."""
+    if args.file or not (args.scene or args.mesh):
+        return None
+    ref = {"meshes": list(args.mesh)} if args.mesh else {"scene": args.scene}
+    frames = max(args.frames or 1000, 1) if args.mesh else None
+
+    def make():
+        from .model import Session
+        tmp = Session()
+        configure_session(tmp, args)
+        tmp.load_ref(ref, frames)
+        _phase(args, "scene-prebuilt")
+        return tmp
+    return kind(ref, make)
 
 
 def _main(argv=None, stop: Stop | None = None) -> int:
@@ -322,30 +350,47 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         return _stopped(stop)
     if args.report_startup:
         print(f"started {time.time():.6f}", flush=True)
+    # a warm numba cache (the index files say so; no kernel is loaded to find out): the engine's
+    # kernels load on a worker thread while this thread imports the 3-D view's libraries, before
+    # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
+    from cdcore.warmup import kernels_cached
+    warm = kernels_cached()
+    engine = prebuild = None
+    if warm:
+        from .warm_start import Prebuild, import_view, preload
+        prebuild = _prebuild(args, Prebuild)
+        engine = preload(done=lambda: _phase(args, "engine-loaded"), then=prebuild and prebuild.run)
+        stop.workers.append(engine)  # ``main`` joins it before leaving
+        import_view()
+        _phase(args, "view-imported")
+        if stop:
+            return _stopped(stop)
     from PySide6 import QtWidgets
     app = QtWidgets.QApplication.instance() or QtWidgets.QApplication(sys.argv[:1])
     app.setApplicationName("bvh-debugger")
     app.setOrganizationName("bvh-debugger")
-    # an empty numba cache: a window at once, the engine's kernels compiled behind it
-    # (``first_start``; a signal meanwhile ends the run once they are compiled)
-    from .first_start import prepare_kernels
-    stop.hard_exit = True
-    try:
-        shown = prepare_kernels(app, report=args.report_startup)
-    except Exception as exc:  # noqa: BLE001 - a broken install or cache: a message, never a traceback
-        print(f"error: the collision kernels could not be compiled: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
-    finally:
-        stop.hard_exit = False
-    if not shown:  # a warm cache: the engine loads on a worker thread while Qt, VTK and pyvista import
-        from .first_start import preload
-        preload()
+    _phase(args, "qt-started")
+    if not warm:
+        # an empty numba cache: a window at once, the engine's kernels compiled behind it
+        # (``first_start``; a signal meanwhile ends the run once they are compiled)
+        from .first_start import prepare_kernels
+        stop.hard_exit = True
+        try:
+            prepare_kernels(app, report=args.report_startup)
+        except Exception as exc:  # noqa: BLE001 - a broken install or cache: a message, never a traceback
+            print(f"error: the collision kernels could not be compiled: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
+            return 1
+        finally:
+            stop.hard_exit = False
     if stop:
         return _stopped(stop)
-    import pyvistaqt  # noqa: F401 - imported here, with the signals held, not half-way in MainWindow
+    # the view's Qt side, here with the signals held, not half-way in MainWindow
+    from .render import native_view, scene_view  # noqa: F401
 
     from .main_window import MainWindow
     from .model import Session
+    _phase(args, "modules-imported")
     if stop:
         return _stopped(stop)
 
@@ -366,6 +411,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
             return 2
     settings = script_settings(stop) if scripted else None
     win = MainWindow(session, settings=settings)
+    _phase(args, "window-built")
     if args.size is not None:
         win.resize(*size)
     hp = win.hierarchy_panel
@@ -398,7 +444,9 @@ def _main(argv=None, stop: Stop | None = None) -> int:
                 ref = {"file": args.file}  # a scene file given as the positional argument
             restored = not (scripted or args.file or args.scene or args.mesh)
             try:
-                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None)
+                ready = prebuild.result if prebuild is not None and prebuild.ref == ref else None
+                win.load_in_background(ref, frames=max(args.frames or 1000, 1) if args.mesh else None,
+                                       prebuilt=ready)
             except Exception as exc:  # noqa: BLE001 - a remembered scene must never break a launch
                 if not restored or stop:
                     raise
@@ -419,6 +467,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         from .widgets.errors import show_error
         show_error(win, "Load scene", exc)
     stop.hard_exit = False
+    _phase(args, "scene-built")
     if stop:
         return _stopped(stop, win, app)
     if args.report_startup:

@@ -9,8 +9,9 @@ window shows what is being compiled while a worker thread does the import; Qt's 
 keeps running meanwhile (numba's type inference holds the GIL in short slices, LLVM's passes
 release it). The main window is made afterwards, on the GUI thread, as always.
 
-Only Qt and ``cdcore.warmup.kernels_cached`` (which reads the cache's index files) are imported
-before that decision.
+``app.__main__`` decides with ``cdcore.warmup.kernels_cached`` (which reads the cache's index
+files) before importing Qt: a warm cache takes ``app.warm_start`` (the kernels loaded on a
+worker thread while the view's libraries import), a cold one this module.
 """
 from __future__ import annotations
 
@@ -20,11 +21,7 @@ import time
 
 from PySide6 import QtCore, QtWidgets
 
-from cdcore.warmup import IMPORT_COMPILED
-
-#: what the worker imports: the modules whose import compiles (everything else compiles on
-#: first use, on the scene loader's thread, with the main window up)
-IMPORTS = tuple(sorted({"cdcore." + name.rsplit(".", 1)[0] for name in IMPORT_COMPILED}))
+from .warm_start import IMPORTS, preload  # noqa: F401 - preload: the warm start's (re-exported)
 
 
 class CompileProgress:
@@ -152,20 +149,3 @@ def _run_window(app, work, report, poll_ms) -> bool:
     if errors:
         raise errors[0]
     return True
-
-
-def preload() -> threading.Thread:
-    """Import the engine's modules on a worker thread while the GUI thread imports Qt, VTK and
-    pyvista (a warm cache: ~1 s of loading compiled kernels, partly outside the GIL); the
-    app's own import of them then waits for this one (Python's per-module import lock). An
-    error is left for that import to raise."""
-    def run():
-        try:
-            for name in IMPORTS:
-                importlib.import_module(name)
-        except BaseException:  # noqa: BLE001 - the GUI thread's import raises it again
-            pass
-
-    worker = threading.Thread(target=run, name="engine-preload", daemon=True)
-    worker.start()
-    return worker

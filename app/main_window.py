@@ -58,6 +58,10 @@ class _FitScrollArea(QtWidgets.QScrollArea):
         self.setWidgetResizable(True)
         self.setFrameShape(QtWidgets.QFrame.Shape.NoFrame)
         self.setHorizontalScrollBarPolicy(QtCore.Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.set_panel(widget)
+
+    def set_panel(self, widget):
+        """Hold ``widget`` (a lazily built dock's panel replaces its placeholder here)."""
         self.setWidget(widget)
         widget.installEventFilter(self)
         self._fit()
@@ -114,6 +118,8 @@ class MainWindow(QtWidgets.QMainWindow):
         self.exporter = None  # the frame export running, if any
         self.session = session or Session()
         self.session.deferred_commit = True
+        self._lazy_factories = {}  # attribute -> (dock, factory) of the docks not built yet
+        self._panels = {}  # attribute -> the panel of a lazily built dock
 
         frame = QtWidgets.QFrame()
         lay = QtWidgets.QVBoxLayout(frame)
@@ -195,6 +201,38 @@ class MainWindow(QtWidgets.QMainWindow):
         self._edit_keys = _EditKeysFirst(self)
         QtWidgets.QApplication.instance().installEventFilter(self._edit_keys)
         self._restore()
+
+    # ---- docks built when first shown ---------------------------------------------------------
+    # Compare and Build lab sit behind Timing: nobody sees them before clicking their tab, and
+    # building them (pyqtgraph plots, tables, cdcore.lab's import) cost ~0.2-0.3 s of the first
+    # window. Their panels are built when the dock is first shown, or when code asks for them.
+    compare_panel = property(lambda self: self._lazy_panel("compare_panel"))
+    lab_panel = property(lambda self: self._lazy_panel("lab_panel"))
+
+    def _lazy_dock(self, attr, title, factory, area, name, tip=None, tab_behind=None):
+        """A dock whose panel (``factory()``, kept as ``self.<attr>``) is built the first time
+        the dock is shown or the attribute is read; until then it holds an empty widget."""
+        dock = self._dock(title, QtWidgets.QWidget(objectName=name + "_placeholder"), area, tip=tip,
+                          tab_behind=tab_behind, name=name)
+        self._lazy_factories[attr] = (dock, factory)
+        dock.visibilityChanged.connect(lambda on, a=attr, d=dock: on and self._shown_now(d) and self._lazy_panel(a))
+        return dock
+
+    @staticmethod
+    def _shown_now(dock) -> bool:
+        """A tab behind another reports itself visible while off screen: only a dock that
+        paints somewhere counts as shown."""
+        return dock.isVisible() and not dock.visibleRegion().isEmpty()
+
+    def _lazy_panel(self, attr):
+        entry = self._lazy_factories.pop(attr, None)
+        if entry is not None:
+            dock, factory = entry
+            panel = factory()
+            dock.widget().set_panel(panel)
+            self._quiet_plots(panel)
+            self._panels[attr] = panel
+        return self._panels.get(attr)
 
     # ---- compatibility views of the render module (tests, scripts) --------------------------
     hud = property(lambda self: self.view3d.hud)
@@ -301,7 +339,7 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
-        self.timing_panel = self.compare_panel = self.insight_panel = None
+        self.timing_panel = self.insight_panel = None
         try:
             from .widgets.timing_panel import TimingPanel
             self.timing_panel = TimingPanel(self.session, max_rate=1.0 / READOUT_PERIOD, driven=True)
@@ -309,22 +347,19 @@ class MainWindow(QtWidgets.QMainWindow):
             d.widget().setMinimumHeight(self.timing_panel.minimumHeight())
         except ImportError:
             pass
-        try:
-            from .widgets.compare_panel import ComparePanel
-            self.compare_panel = ComparePanel(self.session)
-            self._dock("Compare", self.compare_panel, AREA.BottomDockWidgetArea, name="Compare_methods",
-                       tip="Compare update methods side by side", tab_behind="Timing")
-        except ImportError:
-            pass
-        self.lab_panel = None
-        try:
-            from .widgets.lab_panel import LabPanel
-            self.lab_panel = LabPanel(self.session)
-            self._dock("Build lab", self.lab_panel, AREA.BottomDockWidgetArea, name="Build_lab",
-                       tip="BV type x test x split x leaf size on this scene's motion: tree quality and verdict",
-                       tab_behind="Compare_methods")
-        except ImportError:
-            pass
+        if self.timing_panel is not None:  # pyqtgraph is there: the plot docks behind Timing, built when shown
+            def compare():
+                from .widgets.compare_panel import ComparePanel
+                return ComparePanel(self.session)
+
+            def lab():
+                from .widgets.lab_panel import LabPanel
+                return LabPanel(self.session)
+            self._lazy_dock("compare_panel", "Compare", compare, AREA.BottomDockWidgetArea, name="Compare_methods",
+                            tip="Compare update methods side by side", tab_behind="Timing")
+            self._lazy_dock("lab_panel", "Build lab", lab, AREA.BottomDockWidgetArea, name="Build_lab",
+                            tip="BV type x test x split x leaf size on this scene's motion: tree quality and "
+                                "verdict", tab_behind="Compare_methods")
         self._contact_docks()
         try:
             from .widgets.insight_panel import InsightPanel
@@ -619,15 +654,22 @@ class MainWindow(QtWidgets.QMainWindow):
             return False
         return True
 
-    def load_in_background(self, ref: dict, frames: int | None = None) -> None:
+    def load_in_background(self, ref: dict, frames: int | None = None, prebuilt=None) -> None:
         """Build the scene (and compile the kernels it needs, on a first run) on a worker
         thread into a private Session while the window keeps painting a progress message,
-        then adopt it here in the GUI thread (views are only touched from this thread)."""
+        then adopt it here in the GUI thread (views are only touched from this thread).
+        ``prebuilt()``: a Session holding this very scene, built while the window was made
+        (``app.__main__``: the scene of the command line), or None; it is used when it was
+        built with this session's settings, else the scene is built here."""
         s = self.session
         label = ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
             os.path.basename(p) for p in ref.get("meshes", ()))
+        settings = (s.bv, s.method, s.test, s.deform, s.realign)
 
         def build():
+            tmp = prebuilt() if prebuilt is not None else None
+            if tmp is not None and (tmp.bv, tmp.method, tmp.test, tmp.deform, tmp.realign) == settings:
+                return tmp
             tmp = Session()
             tmp.bv, tmp.method, tmp.test, tmp.deform, tmp.realign = s.bv, s.method, s.test, s.deform, s.realign
             tmp.load_ref(ref, frames)
@@ -938,8 +980,9 @@ class MainWindow(QtWidgets.QMainWindow):
     # ---- camera ----------------------------------------------------------------------
     def reset_view(self):
         """Look down at the scene from above and in front, framing the bodies at this frame
-        (Fit motion frames the whole motion)."""
-        self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0))
+        (Fit motion frames the whole motion). Renders nothing: both callers render after it
+        (pyvista's default ``render=True`` cost a synchronous render of the first frame)."""
+        self.plotter.view_vector((0.35, -0.75, 1.0), viewup=(0.0, 0.0, 1.0), render=False)
         self.fit_view()
 
     def fit_view(self, bounds=None):

@@ -9,7 +9,10 @@ Launches get a private settings directory; the numba cache is
   at start (the project's cache is not touched);
 - after set-up: the project's own, as ``python -m cdcore.warmup`` (what ``.ci/setup.sh``
   runs) leaves it: the warmup runs first (quick when it is already done; its time is
-  printed), then the first launch;
+  printed), then the first launch. The set-up also writes Python's bytecode cache of
+  ``app`` and ``cdcore`` (``compileall``), as installing a package does: an editable install
+  run with ``PYTHONDONTWRITEBYTECODE=1`` (this machine's sessions) has none and compiled the
+  ~120 project modules a start imports from source at every start (~0.5 s);
 - warm: the launches after that (median).
 
 It also times ``import cdcore`` in a fresh interpreter. Needs a display (run it under
@@ -37,19 +40,33 @@ def _env(cache_dir: str | None, config_dir: str) -> dict:
     return env
 
 
-def launch(env: dict, scene: str, size: str, timeout: float) -> tuple[float, float]:
-    """Seconds from spawning the app to (its window on screen, its first drawn frame)."""
+def launch_phases(env: dict, scene: str, size: str, timeout: float) -> dict:
+    """Seconds from spawning the app to each line it prints with ``--report-startup``:
+    ``started``, ``phase NAME`` lines (``engine-loaded``, ``view-imported``, ``qt-started``,
+    ``modules-imported``, ``window-built``, ``scene-built``), ``window-shown`` and
+    ``first-window`` (its first drawn frame)."""
     cmd = [sys.executable, "-m", "app", "--scene", scene, "--frames", "1", "--quit", "--report-startup",
            "--size", size]
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout, check=False)
     got = {}
     for line in r.stdout.splitlines():
-        if line.startswith(("first-window ", "window-shown ")):
-            key, value = line.split()[:2]
-            got.setdefault(key, float(value) - t0)  # the first window: the first-start one on an empty cache
+        parts = line.split()
+        try:
+            if parts[0] in ("started", "first-window", "window-shown") and len(parts) >= 2:
+                got.setdefault(parts[0], float(parts[1]) - t0)  # the first window: the first-start one
+            elif parts[0] == "phase" and len(parts) >= 3:
+                got.setdefault(parts[1], float(parts[2]) - t0)
+        except (IndexError, ValueError):
+            continue
     if "first-window" not in got:
         raise RuntimeError(f"the app did not report its first window (exit {r.returncode}):\n{r.stderr[-2000:]}")
+    return got
+
+
+def launch(env: dict, scene: str, size: str, timeout: float) -> tuple[float, float]:
+    """Seconds from spawning the app to (its window on screen, its first drawn frame)."""
+    got = launch_phases(env, scene, size, timeout)
     return got.get("window-shown", got["first-window"]), got["first-window"]
 
 
@@ -94,12 +111,20 @@ def main(argv=None) -> int:
             t0 = time.perf_counter()
             subprocess.run([sys.executable, "-m", "cdcore.warmup"], env=env, cwd=ROOT, check=True,
                            capture_output=True, timeout=args.timeout * 4)
+            subprocess.run([sys.executable, "-m", "compileall", "-q", "app", "cdcore"], env=env, cwd=ROOT,
+                           check=True, capture_output=True, timeout=args.timeout)
             setup = time.perf_counter() - t0
             after = first_window(env, args.scene, args.size, args.timeout)
             print(f"  after set-up (warmup {setup:5.1f} s)   {after:7.2f} s", flush=True)
-            warm = [first_window(env, args.scene, args.size, args.timeout) for _ in range(args.runs)]
+            runs = [launch_phases(env, args.scene, args.size, args.timeout) for _ in range(args.runs)]
+            warm = [r["first-window"] for r in runs]
             print(f"  warm, median of {args.runs:<3d}            {statistics.median(warm):7.2f} s   "
                   f"({' '.join(f'{x:.2f}' for x in warm)})", flush=True)
+            names = sorted({k for r in runs for k in r}, key=lambda k: statistics.median(
+                r[k] for r in runs if k in r))
+            print("  warm, when each phase ended (median s from spawn): "
+                  + "  ".join(f"{k} {statistics.median(r[k] for r in runs if k in r):.2f}" for k in names),
+                  flush=True)
             imports = [import_time(env) for _ in range(max(args.runs, 5))]
             print(f"import cdcore, median of {len(imports)}        {statistics.median(imports):7.3f} s")
     except (RuntimeError, subprocess.SubprocessError, OSError) as exc:

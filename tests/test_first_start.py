@@ -139,26 +139,33 @@ def test_first_start_does_nothing_on_a_warm_cache(qapp_quits, monkeypatch):
 
 
 def test_preload_imports_the_engine_on_a_worker_thread():
-    """``preload`` imports ``IMPORTS`` off the GUI thread; an import error stays in the worker
-    (the app's own import raises it again)."""
+    """``preload`` imports ``WARM_IMPORTS`` off the GUI thread and says when it is done; an
+    import error stays in the worker (the app's own import raises it again)."""
     import importlib
-    from app import first_start
-    worker = first_start.preload()
+
+    from app import first_start, warm_start
+    assert first_start.preload is warm_start.preload
+    done = []
+    worker = warm_start.preload(done=lambda: done.append(threading.current_thread().name))
     assert worker.name == "engine-preload"
     worker.join(timeout=120)
-    assert not worker.is_alive()
-    for name in first_start.IMPORTS:
+    assert not worker.is_alive() and done == ["engine-preload"]
+    for name in warm_start.WARM_IMPORTS:
         assert name in sys.modules
-    saved = first_start.IMPORTS
-    try:
-        first_start.IMPORTS = ("cdcore.no_such_module",)
-        w = first_start.preload()
-        w.join(timeout=30)
-        assert not w.is_alive()
-        with pytest.raises(ModuleNotFoundError):
-            importlib.import_module("cdcore.no_such_module")
-    finally:
-        first_start.IMPORTS = saved
+    w = warm_start.preload(imports=("cdcore.no_such_module",))
+    w.join(timeout=30)
+    assert not w.is_alive()
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("cdcore.no_such_module")
+
+
+def test_warm_preload_leaves_out_only_the_robot_kernel():
+    """The warm start preloads every import-compiled kernel module but the robots' (loaded with
+    the first robot scene); the cold start's worker compiles all of them."""
+    from app import first_start, warm_start
+    assert first_start.IMPORTS == warm_start.IMPORTS
+    assert set(warm_start.WARM_IMPORTS) == set(warm_start.IMPORTS) - {"cdcore.articulated._self_kernel"}
+    assert "cdcore._core" in warm_start.WARM_IMPORTS
 
 
 def test_every_import_compiled_kernel_is_listed():
@@ -190,9 +197,11 @@ def test_a_failed_first_start_compile_is_a_message_not_a_traceback(tmp_path):
     code = """
 import sys
 import app.first_start as fs
+import cdcore.warmup
 def boom(app, report=False, work=None, poll_ms=100):
     raise RuntimeError("LLVM ran out of memory")
 fs.prepare_kernels = boom
+cdcore.warmup.kernels_cached = lambda *a, **k: False  # a cold cache: the first start compiles
 from app.__main__ import main
 sys.exit(main(["--scene", "chains-6to1", "--frames", "1", "--quit"]))
 """

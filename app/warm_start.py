@@ -1,0 +1,99 @@
+"""The start on a warm numba cache, before Qt is imported (``app.__main__``).
+
+Two things make the first window of a warm start slow besides the work itself:
+
+- the engine's kernels load from numba's cache for about a second, partly outside the GIL
+  (LLVM links the object code): ``preload`` does it on a worker thread while the GUI thread
+  imports VTK, pyvista and Qt;
+- PySide6 replaces ``builtins.__import__`` when it is first imported: from then on every newly
+  imported module has its whole source read (``inspect.getsource``) to find out whether it
+  uses PySide's ``__feature__`` switches (shiboken's ``feature_imported``). For the ~900
+  modules of pyvista, VTK's Python side and matplotlib (which ``pyvista.plotting.colors``
+  imports unconditionally) that was 0.4-0.6 s of CPU. ``import_view`` imports them first.
+
+This module imports neither Qt nor the kernels itself.
+"""
+from __future__ import annotations
+
+import importlib
+import threading
+
+from cdcore.warmup import IMPORT_COMPILED
+
+#: what the worker imports: the modules whose import loads (or compiles) kernels; everything
+#: else compiles or loads on first use, on the scene loader's thread
+IMPORTS = tuple(sorted({"cdcore." + name.rsplit(".", 1)[0] for name in IMPORT_COMPILED}))
+
+#: what a warm start preloads: the import-compiled kernels every scene's first frame loads
+#: anyway (the query entry points, the AABB refit); the robots' self-collision kernel loads
+#: with the first robot scene, on the scene loader's thread (a chain or rigid scene never
+#: uses it: ~0.1-0.2 s of CPU saved on their start)
+ROBOT_ONLY = ("cdcore.articulated._self_kernel",)
+WARM_IMPORTS = tuple(m for m in IMPORTS if m not in ROBOT_ONLY)
+
+#: what the 3-D view needs that does not import Qt: pyvista (its ``plotting`` package imports
+#: VTK's rendering modules and matplotlib), in the order the view's modules import them
+VIEW_IMPORTS = ("numpy", "pyvista", "pyvista.plotting", "pyvista.plotting.plotter",
+                "pyvista.plotting.render_window_interactor", "vtkmodules.vtkRenderingCore",
+                "vtkmodules.util.numpy_support")
+
+
+def preload(imports=None, done=None, then=None) -> threading.Thread:
+    """Import the engine's modules (``WARM_IMPORTS``) on a worker thread while the GUI thread
+    imports Qt, VTK and pyvista (a warm cache: ~1 s of loading compiled kernels, partly
+    outside the GIL); the app's own import of them then waits for this one (Python's
+    per-module import lock). An error is left for that import to raise. ``done()`` is
+    called on the worker when the imports are over (``--report-startup``'s phase line),
+    then ``then()`` (``Prebuild.run``: the scene named on the command line)."""
+    names = WARM_IMPORTS if imports is None else tuple(imports)
+
+    def run():
+        try:
+            for name in names:
+                importlib.import_module(name)
+        except BaseException:  # noqa: BLE001 - the GUI thread's import raises it again
+            pass
+        finally:
+            if done is not None:
+                done()
+        if then is not None:
+            then()
+
+    worker = threading.Thread(target=run, name="engine-preload", daemon=True)
+    worker.start()
+    return worker
+
+
+def import_view(imports=VIEW_IMPORTS) -> None:
+    """Import the 3-D view's Qt-free dependencies (call before the first Qt import: see the
+    module docstring). An ImportError propagates: the view cannot work without them."""
+    for name in imports:
+        importlib.import_module(name)
+
+
+class Prebuild:
+    """The scene named on the command line, built on the preload worker while the GUI thread
+    imports and makes the window (the first-use kernels of the build load from numba's
+    cache then, much of it outside the GIL, and the numba kernels of the build release it).
+    ``make()`` returns a ``Session`` holding the scene (``app.model``, Qt-free). ``result()``
+    (from any thread but the worker) waits for it: the session, or None when the build
+    failed, so that the window's own load runs and reports the error as it always does."""
+
+    def __init__(self, ref: dict, make):
+        self.ref = ref
+        self._make = make
+        self._done = threading.Event()
+        self._session = None
+
+    def run(self) -> None:
+        try:
+            self._session = self._make()
+        except BaseException:  # noqa: BLE001 - the window's load raises it again, with its message
+            self._session = None
+        finally:
+            self._done.set()
+
+    def result(self):
+        self._done.wait()
+        session, self._session = self._session, None  # adopted once
+        return session

@@ -1,0 +1,183 @@
+"""Issue 16, "first window <= 2.0 s warm": what the start path imports, and in which order.
+
+A warm start (numba's cache holds the kernels) imports the 3-D view's Qt-free libraries
+(pyvista, VTK, matplotlib) before PySide6: PySide6 replaces ``__import__`` and reads the
+source of every module imported after it (0.4-0.6 s of CPU for those ~1,000 modules). It
+never imports pyvistaqt / qtpy (qtpy's star imports materialise every Qt class, ~0.5 s;
+the view is ``app.render.native_view``), nor the robots' self-collision kernel for a scene
+without a robot."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cdcore import warmup
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_PROBE = """
+import json, sys
+from app.__main__ import main
+code = main(["--scene", "chains-6to1", "--frames", "1", "--quit"])
+mods = list(sys.modules)  # insertion order: the order of first import
+print("PROBE " + json.dumps({"code": code, "mods": mods}))
+"""
+
+
+@pytest.fixture(scope="module")
+def started(tmp_path_factory):
+    """The modules a warm scripted start of chains-6to1 imported, in import order."""
+    if not warmup.kernels_cached():
+        pytest.skip("numba's cache does not hold the kernels (run python -m cdcore.warmup): a cold start")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path_factory.mktemp("cfg")))
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=300)
+    lines = [x for x in out.stdout.splitlines() if x.startswith("PROBE ")]
+    assert out.returncode == 0 and lines, out.stderr[-2000:]
+    got = json.loads(lines[-1][len("PROBE "):])
+    assert got["code"] == 0
+    return got["mods"]
+
+
+@pytest.mark.gui
+def test_warm_start_imports_the_view_libraries_before_qt(started):
+    mods = started
+    qt = mods.index("PySide6")
+    for name in ("pyvista", "pyvista.plotting", "matplotlib.pyplot", "vtkmodules.vtkRenderingOpenGL2"):
+        assert name in mods and mods.index(name) < qt, name
+    late = [m for m in mods[qt:] if m.split(".")[0] in ("pyvista", "matplotlib", "numba", "scipy", "llvmlite")]
+    assert not late, late[:20]
+
+
+@pytest.mark.gui
+def test_warm_start_never_imports_pyvistaqt_or_qtpy(started):
+    assert "pyvistaqt" not in started and "qtpy" not in started
+
+
+@pytest.mark.gui
+def test_a_scene_without_a_robot_never_loads_the_robot_kernel(started):
+    assert "cdcore._core" in started and "cdcore.articulated._self_kernel" not in started
+
+
+@pytest.mark.gui
+def test_the_start_reports_its_phases_in_order(tmp_path):
+    """``--report-startup``: ``started``, the ``phase`` lines and ``first-window`` in the order
+    the start runs them (``app.startup_bench`` prints their medians)."""
+    if not warmup.kernels_cached():
+        pytest.skip("a cold cache: the first-start window comes first")
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path))
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-m", "app", "--scene", "chains-6to1", "--frames", "1", "--quit",
+                          "--report-startup"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    marks = {}
+    for line in out.stdout.splitlines():
+        parts = line.split()
+        if parts and parts[0] in ("started", "window-shown", "first-window"):
+            marks[parts[0]] = float(parts[1])
+        elif parts and parts[0] == "phase":
+            marks[parts[1]] = float(parts[2])
+    order = ["started", "view-imported", "qt-started", "modules-imported", "window-built", "window-shown",
+             "scene-built", "first-window"]
+    assert all(k in marks for k in order + ["engine-loaded", "scene-prebuilt"]), marks
+    assert [marks[k] for k in order] == sorted(marks[k] for k in order), marks
+    # the scene of --scene is built on the preload worker, after the engine, before the window adopts it
+    assert marks["started"] <= marks["engine-loaded"] <= marks["scene-prebuilt"] <= marks["scene-built"]
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    pytest.importorskip("pytestqt")
+    from PySide6 import QtCore
+
+    from app.main_window import MainWindow
+    from app.model import Session
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    win.show()
+    qtbot.waitExposed(win)
+    win.load_ref({"scene": "chains-6to1"})
+    qtbot.wait(50)
+    return win
+
+
+@pytest.mark.gui
+def test_docks_behind_timing_are_built_when_first_shown(window, qtbot):
+    """Compare and Build lab (tabs behind Timing) are not built for the first window; showing
+    the tab builds the panel into the dock, working (the Compare panel compares the scene's
+    frames) and laid out like an eagerly built one (no horizontal scrolling, nothing cut)."""
+    from PySide6 import QtWidgets
+
+    from app.widgets.compare_panel import ComparePanel
+    from app.widgets.lab_panel import LabPanel
+    win = window
+    assert sorted(win._lazy_factories) == ["compare_panel", "lab_panel"]  # nothing built yet
+    dock = win.findChild(QtWidgets.QDockWidget, "Compare_methods")
+    tabs = [b for b in win.findChildren(QtWidgets.QTabBar) if b.isVisible()
+            and "Compare" in [b.tabText(i) for i in range(b.count())]]
+    assert tabs, "the Compare tab is listed behind Timing"
+    dock.raise_()
+    qtbot.waitUntil(lambda: "compare_panel" not in win._lazy_factories, timeout=5000)
+    panel = win._panels["compare_panel"]
+    assert isinstance(panel, ComparePanel) and dock.widget().widget() is panel and panel.isVisible()
+    assert "lab_panel" in win._lazy_factories  # still not built: not shown
+    assert win.compare_panel is panel  # the attribute is the built panel, built once
+    panel.enable.setChecked(True)
+    for _ in range(3):
+        win.session.step()
+    panel.refresh()
+    assert panel.table.rowCount() >= 1
+    scroll = dock.widget()
+    assert not scroll.horizontalScrollBar().isVisible()
+    assert scroll.minimumWidth() >= panel.minimumSizeHint().width()  # the scroll area fits its new panel
+    lab = win.lab_panel  # read before it is shown: built on demand, into its dock
+    assert isinstance(lab, LabPanel) and win.findChild(QtWidgets.QDockWidget, "Build_lab").widget().widget() is lab
+    assert not win._lazy_factories
+
+
+@pytest.mark.gui
+def test_a_tab_behind_others_does_not_count_as_shown(window):
+    """Qt reports a dock tabbed behind another as visible (placed off screen): that must not
+    build it (it would undo the saving)."""
+    from PySide6 import QtWidgets
+    dock = window.findChild(QtWidgets.QDockWidget, "Compare_methods")
+    assert dock.isVisible() and not window._shown_now(dock)
+    assert window._shown_now(window.findChild(QtWidgets.QDockWidget, "Timing"))
+
+
+def test_prebuild_hands_over_its_session_once_and_none_on_failure():
+    from app.warm_start import Prebuild
+    made = object()
+    ok = Prebuild({"scene": "x"}, lambda: made)
+    ok.run()
+    assert ok.result() is made and ok.result() is None  # adopted once
+
+    def boom():
+        raise ValueError("no such scene")
+    bad = Prebuild({"scene": "x"}, boom)
+    bad.run()
+    assert bad.result() is None  # the window's own load raises the error, with its message
+
+
+@pytest.mark.gui
+def test_the_window_adopts_a_prebuilt_scene_built_with_its_settings(window, qtbot):
+    """``load_in_background(prebuilt=...)`` adopts the prebuilt session when it was built with
+    the window session's settings, and builds the scene itself when they differ."""
+    from app.model import Session
+    win = window
+    pre = Session()
+    pre.load_ref({"scene": "hand-ball"})
+    win.load_in_background({"scene": "hand-ball"}, prebuilt=lambda: pre)
+    assert win.session.scene is pre.scene  # adopted, not rebuilt
+    other = Session()
+    other.set_bv("aabb")
+    other.load_ref({"scene": "chains-6to1"})
+    assert win.session.bv != "aabb"
+    win.load_in_background({"scene": "chains-6to1"}, prebuilt=lambda: other)
+    assert win.session.scene is not other.scene and win.session.scene.name == other.scene.name
+    assert win.session.bv != "aabb"
