@@ -56,3 +56,8 @@ if [ ! -f "$WARM" ]; then
   rm -f "$VENV"/.warm-*
   touch "$WARM"
 fi
+
+# Python's bytecode cache for the project's own modules (an install writes it; an environment
+# with PYTHONDONTWRITEBYTECODE set never would, and every start then compiles ~120 modules
+# from source, ~0.5 s of the app's warm start). compileall skips what is up to date.
+"$VENV/bin/python" -m compileall -q "$ROOT/app" "$ROOT/cdcore" >/dev/null || true
