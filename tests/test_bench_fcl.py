@@ -117,3 +117,54 @@ def test_fcl_bench_quick(tmp_path):
     assert all(r["hits"] == int(r["expected_hit"]) for r in fixed)
     assert any(r["section"] == "refit" and "meets_target" in r for r in rows)
     assert {r["key"] for r in rows if r["section"] == "startup"} >= {"import", "first_collide", "warm_collide"}
+
+
+def _write_obj(path, v, f):
+    with open(path, "w") as fh:
+        fh.writelines(f"v {float(x)!r} {float(y)!r} {float(z)!r}\n" for x, y, z in v)
+        fh.writelines(f"f {a + 1} {b + 1} {c + 1}\n" for a, b, c in f)
+
+
+def test_envrob_arguments_are_checked(tmp_path, capsys):
+    """--env/--rob: both or neither, readable files; a clear message and exit 2, no traceback."""
+    pytest.importorskip("fcl")
+    from cdcore.bench.__main__ import main
+    v, f = torus(16, 8)
+    good = tmp_path / "good.obj"
+    _write_obj(good, v, f)
+    bad = tmp_path / "bad.obj"
+    bad.write_text("v 1 2\nf 1 2 9\n")
+    cases = (["--env", str(good)], ["--rob", str(good)], ["--envrob-only"],
+             ["--env", str(tmp_path / "missing.obj"), "--rob", str(good)],
+             ["--env", str(good), "--rob", str(bad)])
+    for extra in cases:
+        assert main(["fcl", "--quick", *extra]) == 2, extra
+        err = capsys.readouterr().err
+        assert err.startswith("cdcore-bench fcl: ") and "Traceback" not in err, (extra, err)
+
+
+def test_envrob_section_agrees_with_fcl(tmp_path):
+    """The env/rob section on procedural stand-ins: every engine's answers equal python-fcl's,
+    both outcomes occur, and the verdict row carries the geometric mean of per-pose ratios."""
+    pytest.importorskip("fcl")
+    from cdcore.bench.__main__ import main
+    from cdcore.bench.fcl_bench import TARGET_ENVROB
+    v, f = torus(48, 12)
+    _write_obj(tmp_path / "env.obj", v * 3.0, f)   # a large ring filling its box around a hole
+    _write_obj(tmp_path / "rob.obj", *torus(12, 6))
+    out = tmp_path / "er.json"
+    assert main(["fcl", "--quick", "--repeat", "20", "--env", str(tmp_path / "env.obj"),
+                 "--rob", str(tmp_path / "rob.obj"), "--envrob-only", "--json", str(out)]) == 0
+    data = json.loads(out.read_text())
+    assert data["agreement"]["ok"], data["agreement"]["disagreements"]
+    rows = [r for r in data["rows"] if r["section"] == "envrob"]
+    assert {r["section"] for r in data["rows"]} == {"envrob"}  # --envrob-only: nothing else ran
+    n = rows[0]["n_poses"]
+    ref = rows[0]
+    assert ref["engine"] == "python-fcl" and 0 < ref["hits"] < n
+    assert all(r["agree_with_fcl"] and r["hits"] == ref["hits"] for r in rows)
+    verdicts = [r for r in rows if "meets_target" in r]
+    assert len(verdicts) == len(data["meta"]["variants"])
+    for r in verdicts:
+        assert r["target"] == TARGET_ENVROB and r["ratio"] > 0
+        assert r["meets_target"] == (r["ratio"] <= TARGET_ENVROB)

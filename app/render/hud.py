@@ -63,7 +63,7 @@ class ViewHud:
         self.heat_rows = [self._row("", table[int(round(k / (self.HEAT_ROWS - 1) * (len(table) - 1)))])
                           for k in range(self.HEAT_ROWS)]
         self.heat_rows.append(self._row("never tested", STATE_COLORS[0]))
-        self.legend_rows: list = []  # the shown rows of the pool: (swatch, label, rgb)
+        self.legend_rows: list = []  # the shown rows of the pool: (swatch, label, rgb, entry names)
         self._legend_pool: list = []
         self.realign_rows: list = []
         self._mode = "state"
@@ -130,11 +130,16 @@ class ViewHud:
 
     def set_legend(self, entries) -> None:
         """The other colours in the view: [(label, uint8 RGB)] (drawn above the key).
-        Rows are a pool: a changed legend rewrites the rows' text and colours in place and
-        hides the rows left over (adding and removing actors through pyvista cost ~1 ms per
-        row, and legends change whenever contacts come and go)."""
-        want = [(label, tuple(int(c) for c in rgb)) for label, rgb in entries]
-        if [(r[1].GetInput(), r[2]) for r in self.legend_rows] == want:
+        Entries of one colour share a row ("links in contact · contact segment": the same
+        colour means the same thing, a hit; three identical swatches read as three
+        meanings). Rows are a pool: a changed legend rewrites the rows' text and colours in
+        place and hides the rows left over (adding and removing actors through pyvista cost
+        ~1 ms per row, and legends change whenever contacts come and go)."""
+        merged: dict = {}
+        for label, rgb in entries:
+            merged.setdefault(tuple(int(c) for c in rgb), []).append(str(label))
+        want = [(" \u00b7 ".join(names), rgb, tuple(names)) for rgb, names in merged.items()]
+        if [(r[1].GetInput(), r[2]) for r in self.legend_rows] == [w[:2] for w in want]:
             return
         while len(self._legend_pool) < len(want):
             k = len(self._legend_pool)
@@ -150,17 +155,18 @@ class ViewHud:
             sw.SetVisibility(on)
             lab.SetVisibility(on)
             if on:
-                label, rgb = want[k]
+                label, rgb, names = want[k]
                 if lab.GetInput() != label:
                     lab.SetInput(label)
                 c = to_float(rgb)
                 sw.GetTextProperty().SetColor(*c)
                 sw.GetTextProperty().SetBackgroundColor(*c)
-                self.legend_rows.append((sw, lab, rgb))
+                self.legend_rows.append((sw, lab, rgb, names))
         self.layout()
 
     def legend_labels(self) -> list[str]:
-        return [lab.GetInput() for _, lab, _ in self.legend_rows]
+        """Every entry's label, rows of one colour split into their entries."""
+        return [name for *_, names in self.legend_rows for name in names]
 
     def set_realign_key(self, entries) -> None:
         """``entries``: [(label, uint8 RGB)] of the realignment wires drawn ([]: none)."""
@@ -187,10 +193,15 @@ class ViewHud:
         self.info.SetPosition(PAD, h - PAD)
         self.counters.SetPosition(w - PAD, h - PAD)
         self.busy.SetPosition(w // 2, h // 2)
-        # bottom-left, stacked upwards: the colour key (states or heat), then the legend
-        y = PAD
+        # bottom-left, stacked upwards: the colour key (states or heat), then the legend; when
+        # the two would climb over ~45 % of the view's height (a 1366x768 screen: ~13 rows
+        # over a ~440 px view) the legend stands in a second column beside the key instead
         swatch = 2 * FONT + 8
         rows = self.state_rows if self._mode == "state" else self.heat_rows if self._mode == "heat" else []
+        n_key = len(rows) + (1 if rows else 0)
+        stacked = n_key * line + 4 + len(self.legend_rows) * line
+        beside = bool(rows) and bool(self.legend_rows) and stacked > 0.45 * h
+        y = PAD
         for sw, lab in reversed(rows):
             sw.SetPosition(PAD, y)
             lab.SetPosition(PAD + swatch, y)
@@ -198,9 +209,15 @@ class ViewHud:
         if rows:
             (self.state_title if self._mode == "state" else self.heat_title).SetPosition(PAD, y)
             y += line + 4
-        for sw, lab, _ in reversed(self.legend_rows):
-            sw.SetPosition(PAD, y)
-            lab.SetPosition(PAD + swatch, y)
+        x = PAD
+        if beside:
+            y = PAD
+            titles = [self.state_title.GetInput() if self._mode == "state" else self.heat_title.GetInput()]
+            widest = max(len(t) for t in [*(lab.GetInput() for _, lab in rows), *titles])
+            x = PAD + swatch + int(widest * FONT * 0.62) + 3 * PAD  # Arial's mean advance ~0.6 em
+        for sw, lab, *_ in reversed(self.legend_rows):
+            sw.SetPosition(x, y)
+            lab.SetPosition(x + swatch, y)
             y += line
         # bottom-right: the realignment key
         y = PAD

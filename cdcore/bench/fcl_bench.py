@@ -14,7 +14,11 @@ Measured, per mesh size (~2K and ~16K triangles):
 * ``collide_batch`` over the random poses (total / N) against a python-fcl loop over the
   same poses (``setTransform`` + ``collide``, total / N);
 * build time per triangle for every BV type (and fcl's OBBRSS build);
-* AABB refit of a ~100K-triangle torus; import and first-call cost in a fresh process.
+* AABB refit of a ~100K-triangle torus; import and first-call cost in a fresh process;
+* with ``--env env.obj --rob rob.obj`` (FCL's ``test/fcl_resources``, not shipped): FCL's own
+  env/rob benchmark, rob at random poses inside env's box (uniform position, uniform
+  rotation), first contact, per-pose time ratio to python-fcl and its geometric mean
+  (``--envrob-only`` runs that section alone).
 
 Every pose's hit/no-hit must agree between python-fcl and every cdcore variant (and with
 the geometry for the fixed gaps); a disagreement is reported loudly and the exit code is 1.
@@ -52,6 +56,7 @@ TARGET_REFIT_S = 2e-3  # AABB refit of ~100K triangles
 TARGET_BUILD_NS = 500.0  # ns per triangle
 TARGET_FAR_COLLIDE = 1.0  # far-apart collide / python-fcl pose-and-call loop
 TARGET_FAR_QUERY = 0.5  # prepared Query / python-fcl pose-and-call loop
+TARGET_ENVROB = 0.7  # geometric mean over env/rob's random poses of cdcore / python-fcl per query
 
 BLOCK = 10  # consecutive timed calls of one method before switching to the next
 
@@ -63,6 +68,7 @@ class Settings:
         self.quick = quick
         self.repeat = repeat if repeat is not None else (100 if quick else 1000)
         self.n_random = 40 if quick else 256
+        self.n_envrob = 100 if quick else 256
         self.random_passes = max(2, self.repeat // 20)
         self.batch_passes = max(3, self.repeat // 10)
         self.builds = 3 if quick else 15
@@ -72,7 +78,7 @@ class Settings:
 
     def as_dict(self):
         return dict(quick=self.quick, repeat=self.repeat, n_random_poses=self.n_random,
-                    random_passes=self.random_passes, batch_passes=self.batch_passes,
+                    n_envrob_poses=self.n_envrob, random_passes=self.random_passes, batch_passes=self.batch_passes,
                     builds=self.builds, refits=self.refits, startup_runs=self.startup_runs,
                     seed=self.seed)
 
@@ -98,8 +104,29 @@ def add_parser(subparsers):
     p.add_argument("--repeat", type=_positive_int, metavar="N",
                    help="timed calls per fixed pose and engine (default 1000, --quick 100); the "
                         "random poses get N/20 passes and collide_batch N/10 calls")
+    p.add_argument("--env", metavar="OBJ", help="FCL's env.obj (test/fcl_resources): adds the env/rob section")
+    p.add_argument("--rob", metavar="OBJ", help="FCL's rob.obj (goes with --env)")
+    p.add_argument("--envrob-only", action="store_true", help="run only the env/rob section (needs --env, --rob)")
     p.set_defaults(run=run)
     return p
+
+
+def _load_envrob(args):
+    """(env, rob) meshes from --env/--rob, None without them; ValueError with a readable message."""
+    if not args.env and not args.rob:
+        if args.envrob_only:
+            raise ValueError("--envrob-only needs --env and --rob")
+        return None
+    if not (args.env and args.rob):
+        raise ValueError("--env and --rob go together")
+    from ..mesh import load_mesh
+    out = []
+    for flag, path in (("--env", args.env), ("--rob", args.rob)):
+        try:
+            out.append(load_mesh(path))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{flag} {path}: {exc}") from None
+    return tuple(out)
 
 
 def run(args) -> int:
@@ -114,8 +141,13 @@ def run(args) -> int:
     if problem:  # before the run, not after it
         print(f"cdcore-bench fcl: --json: {problem}", file=sys.stderr)
         return 2
+    try:
+        envrob = _load_envrob(args)
+    except ValueError as exc:
+        print(f"cdcore-bench fcl: {exc}", file=sys.stderr)
+        return 2
     settings = Settings(args.quick, args.repeat)
-    bench = FclBench(fcl, settings)
+    bench = FclBench(fcl, settings, envrob=envrob, envrob_only=args.envrob_only)
     try:
         bench.run_all()
     except KeyboardInterrupt:
@@ -145,9 +177,11 @@ def _nogc(fn):
 
 
 class FclBench:
-    def __init__(self, fcl, settings: Settings):
+    def __init__(self, fcl, settings: Settings, envrob=None, envrob_only=False):
         self.fcl = fcl
         self.s = settings
+        self.envrob = envrob
+        self.envrob_only = bool(envrob_only and envrob is not None)
         self.rows: list[dict] = []
         self.disagreements: list[str] = []
         self.meta: dict = {}
@@ -198,24 +232,29 @@ class FclBench:
 
         from .. import BV_TYPES
         self.variants = [(bv, test or BV_TYPES[bv].tests[0]) for bv, test in VARIANTS]
-        n_tasks = len(MESHES) * (len(FIXED_POSES) + 4) + 2
+        n_tasks = (0 if self.envrob_only else len(MESHES) * (len(FIXED_POSES) + 4) + 2) + (self.envrob is not None)
         t0 = time.perf_counter()
         self.meta = dict(
             benchmark="fcl", python=platform.python_version(), numpy=np.__version__,
             numba=numba.__version__, python_fcl=_fcl_version(self.fcl), machine=platform.machine(),
             cpu_count=os.cpu_count(), load_avg_start=_load_avg(), settings=self.s.as_dict(),
-            meshes={label: dict(n_major=nm, n_minor=nn, n_tris=2 * nm * nn) for label, nm, nn in MESHES},
+            meshes=({} if self.envrob_only else
+                    {label: dict(n_major=nm, n_minor=nn, n_tris=2 * nm * nn) for label, nm, nn in MESHES}),
             pose_kinds=[name for name, _ in FIXED_POSES] + [RANDOM_POSE],
             variants=[_variant_label(*v) for v in self.variants])
         with tqdm(total=n_tasks, file=sys.stderr, desc="fcl bench", leave=False, dynamic_ncols=True) as bar:
             self._bar = bar
             try:
-                for label, nm, nn in MESHES:
-                    self._bench_mesh(cdcore, label, nm, nn)
-                with self._step("refit 100K"):
-                    self._bench_refit(cdcore)
-                with self._step("fresh-process startup"):
-                    self._bench_startup()
+                if not self.envrob_only:
+                    for label, nm, nn in MESHES:
+                        self._bench_mesh(cdcore, label, nm, nn)
+                    with self._step("refit 100K"):
+                        self._bench_refit(cdcore)
+                    with self._step("fresh-process startup"):
+                        self._bench_startup()
+                if self.envrob is not None:
+                    with self._step("env/rob random poses"):
+                        self._bench_envrob(cdcore)
             finally:
                 self._bar = None
         self.elapsed = time.perf_counter() - t0
@@ -556,6 +595,81 @@ class FclBench:
                                   median_s=st["median"], iqr_s=st["iqr"], n_samples=st["n"],
                                   ns_per_tri=st["median"] / n_tris * 1e9))
 
+    def _bench_envrob(self, cdcore):
+        """FCL's env/rob benchmark: env at the identity, rob at random poses inside env's box.
+
+        FCL's test draws the translation uniformly in env's extents and a uniform rotation; both
+        engines answer first-contact collision for the same poses, each call timed alone (fcl's
+        setTransform outside the timed call), every pose ``random_passes`` times with the
+        engines taking turns over the whole list. The verdict is the geometric mean over poses
+        of (cdcore's median time / fcl's median time) for that pose.
+        """
+        from ..transforms import make_pose, random_rotations
+        fcl = self.fcl
+        env, rob = self.envrob
+        rng = np.random.default_rng(self.s.seed)
+        lo, hi = env.vertices.min(axis=0), env.vertices.max(axis=0)
+        n = self.s.n_envrob
+        rots = random_rotations(n, rng)
+        poses = np.stack([make_pose(rots[k], rng.uniform(lo, hi)) for k in range(n)])
+        tfs = [self._fcl_transform(p) for p in poses]
+        oa = fcl.CollisionObject(self._fcl_object(env.vertices, env.faces), fcl.Transform())
+        ob = fcl.CollisionObject(self._fcl_object(rob.vertices, rob.faces), fcl.Transform())
+        req = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
+        eye = np.eye(4)
+        collide = cdcore.collide
+        bvhs = {}
+        for bv, _ in self.variants:
+            if bv not in bvhs:
+                bvhs[bv] = (cdcore.build_bvh(env, bv), cdcore.build_bvh(rob, bv))
+
+        def fcl_k(k):
+            return fcl.collide(oa, ob, req) > 0
+
+        def fcl_prep(k):
+            ob.setTransform(tfs[k])
+
+        def cd_k(bv, test):
+            ba, bb = bvhs[bv]
+            return lambda k: collide(ba, eye, bb, poses[k], test=test, contacts="first").hit
+
+        def q_k(bv, test):
+            q = cdcore.Query(*bvhs[bv], test=test)
+            return lambda k: q(poses[k])
+
+        methods = [("python-fcl", "obbrss", None, fcl_k, fcl_prep)]
+        methods += [("cdcore", bv, test, cd_k(bv, test), None) for bv, test in self.variants]
+        methods += [("cdcore Query", bv, test, q_k(bv, test), None) for bv, test in self.variants]
+        passes = max(3, self.s.random_passes)
+        samples, hit_lists = self._random_pass(methods, n, passes)
+        # samples[i] is pass-major: pose k's times are samples[i][k::n]
+        per_pose = [np.median(np.asarray(samples[i]).reshape(passes, n), axis=0) for i in range(len(methods))]
+        fcl_hits = hit_lists[0]
+        label = f"env {env.n_faces} / rob {rob.n_faces} tris"
+        fcl_stats = summarize(samples[0])
+        for i, m in enumerate(methods):
+            engine, bv, test = m[0], m[1], m[2]
+            h = hit_lists[i]
+            agree = h == fcl_hits
+            if engine != "python-fcl" and not agree:
+                bad = [k for k in range(n) if h[k] != fcl_hits[k]]
+                self._disagree(f"env/rob: {engine} {_variant_label(bv, test)} and python-fcl disagree on "
+                               f"{len(bad)} of {n} poses (first: pose {bad[0]}, cdcore hit={h[bad[0]]})")
+            st = summarize(samples[i])
+            row = dict(section="envrob", mesh=label, pose=f"{n} random", n_poses=n, engine=engine, bv=bv, test=test,
+                       variant=("python-fcl" if engine == "python-fcl" else f"{engine} {_variant_label(bv, test)}"),
+                       median_s=st["median"], iqr_s=st["iqr"], n_samples=st["n"], hits=int(sum(h)),
+                       agree_with_fcl=bool(agree), fcl_median_s=fcl_stats["median"],
+                       total_s=float(per_pose[i].sum()), fcl_total_s=float(per_pose[0].sum()))
+            if i:
+                g = float(np.exp(np.mean(np.log(per_pose[i] / per_pose[0]))))
+                row.update(ratio=g, total_ratio=float(per_pose[i].sum() / per_pose[0].sum()))
+                if engine == "cdcore":
+                    row.update(target=TARGET_ENVROB, meets_target=bool(g <= TARGET_ENVROB))
+            else:
+                row["ratio"] = None
+            self.rows.append(row)
+
     def _bench_startup(self):
         runs = {"cdcore": [], "python-fcl": []}
         env = dict(os.environ)
@@ -591,7 +705,8 @@ class FclBench:
         out = []
         mesh_desc = ", ".join(f"{label} = torus {v['n_major']}x{v['n_minor']} ({v['n_tris']} triangles)"
                               for label, v in m["meshes"].items())
-        out.append(f"cdcore vs python-fcl {m['python_fcl']}: first-contact collision of linked tori "
+        what = "FCL's env/rob" if self.envrob_only else "linked tori"
+        out.append(f"cdcore vs python-fcl {m['python_fcl']}: first-contact collision of {what} "
                    f"({'quick' if s.quick else 'full'} run, {self.elapsed:.0f} s)")
         load = ""
         if m.get("load_avg_start") is not None:
@@ -602,10 +717,43 @@ class FclBench:
         if busy > 0.5 and m.get("load_avg_start") is not None:
             out.append("note: the machine was not idle (load average > 0.5): absolute times are noisy; the "
                        "ratios, measured interleaved, less so")
-        out.append(f"meshes: {mesh_desc}; A at the identity, B rotated 90 deg about x, through A's hole")
-        out.append(f"poses: tube gaps +0.1, +0.01, -0.05 (x = 1.5 - gap); {s.n_random} random near-contact "
-                   f"poses (gap in [-0.03, 0.03], <= 4 deg tilt, <= 0.02 jitter, seed {s.seed})")
+        if not self.envrob_only:
+            out.append(f"meshes: {mesh_desc}; A at the identity, B rotated 90 deg about x, through A's hole")
+            out.append(f"poses: tube gaps +0.1, +0.01, -0.05 (x = 1.5 - gap); {s.n_random} random near-contact "
+                       f"poses (gap in [-0.03, 0.03], <= 4 deg tilt, <= 0.02 jitter, seed {s.seed})")
         out.append("")
+        out.extend(self._report_tori() if not self.envrob_only else [])
+        out.extend(self._report_envrob())
+        # 8. summary
+        out.append("8. verdict against the targets")
+        out.extend(self._summary())
+        return "\n".join(out)
+
+    def _report_envrob(self):
+        rr = [r for r in self.rows if r["section"] == "envrob"]
+        if not rr:
+            return []
+        out = [f"7. FCL's env/rob ({rr[0]['mesh']}): rob at {rr[0]['n_poses']} random poses in env's box (uniform "
+               f"position and rotation, seed {self.s.seed}), first contact, every pose timed "
+               f"{max(3, self.s.random_passes)} times",
+               "   ratio = geometric mean over poses of (median time / python-fcl's median time for that pose); "
+               "total = sum of the per-pose medians"]
+        rows = []
+        for r in rr:
+            verdict = ("" if "meets_target" not in r else
+                       ("ok" if r["meets_target"] else "MISS") + f" (<= {TARGET_ENVROB:.1f}x)")
+            rows.append([r["variant"], f"{r['hits']}/{r['n_poses']}", fmt_time(r["median_s"]),
+                         fmt_time(r["total_s"]), fmt_ratio(r["ratio"]) if r["ratio"] is not None else "(ref)",
+                         fmt_ratio(r.get("total_ratio")) if r.get("total_ratio") is not None else "",
+                         verdict])
+        out.append(table(["engine", "hits", "median", "total", "geo-mean / fcl", "total / fcl", "verdict"],
+                         rows, "<>>>>><"))
+        out.append("")
+        return out
+
+    def _report_tori(self):
+        s = self.s
+        out = []
 
         def verdict(row):
             if "meets_target" not in row:
@@ -691,17 +839,15 @@ class FclBench:
             out.append(table(["mesh", "engine", "per call", "/ fcl pose+call", "collide_batch / query"], rows,
                              "<<>>>"))
             out.append("")
-
-        # 7. summary
-        out.append("7. verdict against the targets")
-        out.extend(self._summary())
-        return "\n".join(out)
+        return out
 
     def _summary(self):
         lines = []
 
         def tally(section, label):
             rows = [r for r in self.rows if r["section"] == section and "meets_target" in r]
+            if not rows:  # a section this run did not measure (--envrob-only)
+                return
             ok = sum(r["meets_target"] for r in rows)
             verdict = "MET" if ok == len(rows) else ("NOT MET" if ok == 0 else "PARTLY MET")
             lines.append(f"   {label}: {verdict} ({ok} of {len(rows)} rows)")
@@ -716,23 +862,32 @@ class FclBench:
         tally("collide", f"collide <= {TARGET_COLLIDE:.1f}x python-fcl per query")
         tally("batch", f"collide_batch <= {TARGET_BATCH:.1f}x the python-fcl loop")
         tally("overhead", "far-apart call vs the python-fcl pose-and-call loop")
+        envrob = [r for r in self.rows if r["section"] == "envrob" and "meets_target" in r]
+        if envrob:
+            ok = sum(r["meets_target"] for r in envrob)
+            verdict = "MET" if ok == len(envrob) else ("NOT MET" if ok == 0 else "PARTLY MET")
+            lines.append(f"   env/rob random poses <= {TARGET_ENVROB:.1f}x python-fcl (geo-mean): {verdict} "
+                         f"({ok} of {len(envrob)} rows: "
+                         + ", ".join(f"{r['bv']}/{r['test']} {r['ratio']:.2f}x" for r in envrob) + ")")
         refit = [r for r in self.rows if r["section"] == "refit" and "meets_target" in r]
         for r in refit:
             lines.append(f"   AABB refit of {r['n_tris']} triangles <= {fmt_time(TARGET_REFIT_S)}: "
                          f"{'MET' if r['meets_target'] else 'NOT MET'} ({fmt_time(r['median_s'])})")
         build = [r for r in self.rows if r["section"] == "build" and "meets_target" in r]
         ok = [r for r in build if r["meets_target"]]
-        lines.append(f"   build <= {TARGET_BUILD_NS:.0f} ns per triangle: "
-                     f"{'MET' if len(ok) == len(build) else ('NOT MET' if not ok else 'PARTLY MET')} "
-                     f"({len(ok)} of {len(build)} rows; "
-                     + ", ".join(f"{r['mesh']} {r['bv']} {r['ns_per_tri']:.0f}" for r in build) + ")")
+        if build:
+            lines.append(f"   build <= {TARGET_BUILD_NS:.0f} ns per triangle: "
+                         f"{'MET' if len(ok) == len(build) else ('NOT MET' if not ok else 'PARTLY MET')} "
+                         f"({len(ok)} of {len(build)} rows; "
+                         + ", ".join(f"{r['mesh']} {r['bv']} {r['ns_per_tri']:.0f}" for r in build) + ")")
         if self.disagreements:
             lines.append(f"   !!! HIT AGREEMENT FAILED: {len(self.disagreements)} disagreement(s):")
             lines.extend(f"   !!!   {d}" for d in self.disagreements)
         else:
-            n = sum(r["n_poses"] for r in self.rows if r["section"] == "collide" and r["engine"] == "cdcore")
-            lines.append(f"   hit agreement: every cdcore variant matched python-fcl on all {n} "
-                         "(variant, pose) queries and the geometry on the fixed gaps")
+            n = sum(r["n_poses"] for r in self.rows if r["section"] in ("collide", "envrob")
+                    and r["engine"] == "cdcore")
+            lines.append(f"   hit agreement: every cdcore variant matched python-fcl on all {n} (variant, pose) "
+                         "queries" + ("" if self.envrob_only else " and the geometry on the fixed gaps"))
         return lines
 
 
