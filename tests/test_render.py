@@ -516,3 +516,28 @@ def test_hierarchy_and_highlight_actors_read_their_polydata_directly(plotter, ch
     # what is drawn: the cells' own rgb array, as the colours of the nodes' states
     img = plotter.screenshot(return_img=True)
     assert img.reshape(-1, 3).std(axis=0).max() > 0
+
+
+def test_auto_depth_is_recomputed_only_when_a_tree_changes(plotter, monkeypatch):
+    """The "auto" depth reads only the trees' depth arrays (the engine's own, the same from
+    frame to frame): computed once per topology, and equal to ``readable_selection``."""
+    import app.render.scene_view as sv
+    from app.model.trees import Tree, readable_selection
+    s = Session()
+    s.load_scene("hand-ball", frames=12)
+    view = sv.SceneView(plotter)
+    view.set_scene(s.scene)
+    calls = []
+    real = sv.readable_selection
+    monkeypatch.setattr(sv, "readable_selection", lambda trees: calls.append(1) or real(trees))
+    for f in range(6):
+        s.goto(f)
+        view.draw(s.view)
+        assert view.resolved_depth == readable_selection(s.view.trees)
+    assert len(calls) == 1
+    # a tree of another topology (new depth arrays, e.g. a rebuild): computed again
+    t0 = s.view.trees[0]
+    deeper = Tree(t0.body, t0.level, t0.family, t0.nodes_f, t0.nodes_i, t0.depth + 1, t0.pose)
+    trees = (deeper,) + tuple(s.view.trees[1:])
+    assert view._auto_selection(trees) == readable_selection(trees)
+    assert len(calls) == 2
