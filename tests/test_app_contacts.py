@@ -275,3 +275,63 @@ def test_driven_contacts_table_follows_the_windows_readouts_while_playing(qtbot)
     s.playing = False
     s.goto(f + 2)
     assert panel.contacts is s.view.contacts  # paused: at once
+
+
+def test_contacts_layer_count_changes_keep_its_vtk_arrays():
+    """A new contact count only sets the tuple counts of the layer's VTK arrays: the same
+    vtkPoints / vtkCellArray / data arrays, still viewing the layer's buffers (new
+    wrappers per count change cost ~15x the point write, and counts change nearly every
+    frame); a rendered frame equals a fresh layer's."""
+    import pyvista as pv
+
+    from app.model.contacts import FrameContacts
+    from app.render.contacts import ContactsLayer
+
+    def contacts(k, seed):
+        rng = np.random.default_rng(seed)
+        z = np.zeros((k, 2), np.int64)
+        depths = np.sort(rng.uniform(0, 1, k))[::-1].copy()
+        return FrameContacts(np.zeros(k, np.int64), z, z, z, rng.normal(size=(k, 2, 3)),
+                             rng.normal(size=(k, 3)), depths, ("a / b",) * k)
+
+    class View:
+        def __init__(self, c):
+            self.contacts = c
+
+    def addresses(layer):
+        out = {}
+        for name, poly in layer.data.items():
+            cells = {"verts": poly.GetVerts(), "segments": poly.GetLines(), "arrows": poly.GetPolys()}
+            ca = cells[layer._bufs[name]["cells"]]
+            out[name] = (poly.GetPoints().GetAddressAsString("vtkObject"), ca.GetAddressAsString("vtkObject"),
+                         ca.GetOffsetsArray().GetAddressAsString("vtkObject"),
+                         poly.GetPoints().GetData().GetVoidPointer(0))
+        return out
+
+    plotter = pv.Plotter(off_screen=True, window_size=(200, 160))
+    layer = ContactsLayer(plotter)
+    layer.diag = 1.0
+    layer.update(View(contacts(40, 0)))
+    first = addresses(layer)
+    for k, seed in ((33, 1), (3, 2), (0, 3), (17, 4), (40, 5)):
+        c = contacts(k, seed)
+        layer.update(View(c))
+        if k == 0:
+            continue
+        assert addresses(layer) == first, f"VTK arrays replaced at a count of {k}"
+        for name, poly in layer.data.items():
+            b = layer._bufs[name]
+            assert int(poly.GetPoints().GetData().GetVoidPointer(0)[1:17], 16) == b["pts"].ctypes.data
+            np.testing.assert_array_equal(np.asarray(poly.points), b["pts"][:b["n"]])
+        seg = layer.data["contact-segments"]
+        assert seg.n_points == 2 * k and seg.n_lines == k
+        np.testing.assert_array_equal(np.asarray(seg.points), c.points.reshape(-1, 3))
+    img = plotter.screenshot(return_img=True)
+    fresh_plotter = pv.Plotter(off_screen=True, window_size=(200, 160))
+    fresh_plotter.camera = plotter.camera.copy()
+    fresh = ContactsLayer(fresh_plotter)
+    fresh.diag = 1.0
+    fresh.update(View(c))
+    np.testing.assert_array_equal(fresh_plotter.screenshot(return_img=True), img)
+    plotter.close()
+    fresh_plotter.close()

@@ -483,3 +483,61 @@ def test_large_rigid_mesh_drawn_through_a_display_proxy(plotter):
     s2.load_scene("rigid-torus", frames=5)
     small = BodyMeshLayer(plotter, 0, s2.scene.bodies[0])
     assert small.n_triangles <= PROXY_ABOVE and small.proxy is None and small.drawn_triangles == small.n_triangles
+
+
+# ---- no Python algorithm between a layer's PolyData and its mapper -------------------------
+def _mapper_feeds(actor, polydata) -> bool:
+    """The actor's mapper reads ``polydata`` through a trivial producer (no pyvista
+    ``ActiveScalarsAlgorithm``: a Python ``vtkAlgorithm`` re-run by every render's
+    bounds request after each in-place update)."""
+    mapper = actor.GetMapper()
+    alg = mapper.GetInputAlgorithm()
+    return alg is not None and alg.GetClassName() == "vtkTrivialProducer" and \
+        mapper.GetInput().GetAddressAsString("vtkObject") == polydata.GetAddressAsString("vtkObject")
+
+
+def test_hierarchy_and_highlight_actors_read_their_polydata_directly(plotter, chains):
+    tree = chains.trees[0]
+    layer = HierarchyLayer(plotter, "h", faces=True)
+    layer.update(tree, tree.select("all"), states=chains.states[0])
+    layer.highlight(tree, 0, tree, 1)
+    assert _mapper_feeds(layer.actor, layer.polydata)
+    assert _mapper_feeds(layer.face_actor, layer.face_polydata)
+    hl = layer._highlight
+    assert _mapper_feeds(hl.actor, hl.polydata) and _mapper_feeds(hl.fill_actor, hl.fill_polydata)
+    # an in-place update then a render: no Python algorithm executes (a vtkPythonAlgorithm
+    # anywhere upstream would show as a second data object between PolyData and mapper)
+    plotter.render()
+    before = layer.actor.GetMapper().GetInput().GetMTime()
+    layer.update(tree, tree.select("leaves"), states=chains.states[0])
+    plotter.render()
+    assert _mapper_feeds(layer.actor, layer.polydata)
+    assert layer.actor.GetMapper().GetInput().GetMTime() > before
+    # what is drawn: the cells' own rgb array, as the colours of the nodes' states
+    img = plotter.screenshot(return_img=True)
+    assert img.reshape(-1, 3).std(axis=0).max() > 0
+
+
+def test_auto_depth_is_recomputed_only_when_a_tree_changes(plotter, monkeypatch):
+    """The "auto" depth reads only the trees' depth arrays (the engine's own, the same from
+    frame to frame): computed once per topology, and equal to ``readable_selection``."""
+    import app.render.scene_view as sv
+    from app.model.trees import Tree, readable_selection
+    s = Session()
+    s.load_scene("hand-ball", frames=12)
+    view = sv.SceneView(plotter)
+    view.set_scene(s.scene)
+    calls = []
+    real = sv.readable_selection
+    monkeypatch.setattr(sv, "readable_selection", lambda trees: calls.append(1) or real(trees))
+    for f in range(6):
+        s.goto(f)
+        view.draw(s.view)
+        assert view.resolved_depth == readable_selection(s.view.trees)
+    assert len(calls) == 1
+    # a tree of another topology (new depth arrays, e.g. a rebuild): computed again
+    t0 = s.view.trees[0]
+    deeper = Tree(t0.body, t0.level, t0.family, t0.nodes_f, t0.nodes_i, t0.depth + 1, t0.pose)
+    trees = (deeper,) + tuple(s.view.trees[1:])
+    assert view._auto_selection(trees) == readable_selection(trees)
+    assert len(calls) == 2

@@ -69,10 +69,9 @@ class ContactsLayer:
         """Show ``points`` (n, 3) under ``name`` as ``cells``: ``"verts"`` (a point cloud),
         ``"segments"`` (point pairs 2i, 2i+1) or ``"arrows"`` (``k`` arrows of the template's
         points each). Nothing of the frame's size is allocated: points go into a buffer of
-        the layer (grown by doubling) and the PolyData holds VTK arrays *viewing* its first n
-        rows; the cell arrays are views of a prefix of cells made once per capacity (the
-        cells of k elements are those of the first k of any larger count). The views are
-        replaced only when the count changes (``numpy_to_vtk`` wrappers, no copy)."""
+        the layer (grown by doubling) and the PolyData's VTK arrays wrap that buffer and the
+        cell templates made once per capacity (the cells of k elements are those of the
+        first k of any larger count); a new count only sets the arrays' tuple counts."""
         pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         self._put_buffer(name, len(pts), cells, k)[...] = pts
         self._commit(name)
@@ -86,30 +85,43 @@ class ContactsLayer:
         buf = self._bufs.get(name)
         width = self._arrow_width.get(name, 1.0)
         per = {"verts": 1, "segments": 2}.get(cells) or _arrow_template(width)[2]  # points per element
-        if buf is None or buf["cap"] < k or buf["cells"] != cells or buf["per"] != per:
-            cap = max(16, 1 << int(np.ceil(np.log2(max(k, 1)))))
-            offsets, conn = _cell_template(cells, cap, width)
-            buf = self._bufs[name] = {"cap": cap, "cells": cells, "per": per, "pts": np.zeros((cap * per, 3)),
-                                      "offsets": offsets, "conn": conn, "n": -1}
         poly = self.data.get(name)
         if poly is None:
             poly = self.data[name] = pv.PolyData()
-        if buf["n"] != n or poly.GetPoints() is None:
-            per_cell = len(buf["offsets"]) - 1  # cells of the whole capacity
-            n_cells = per_cell * k // buf["cap"]
+        if buf is None or buf["cap"] < k or buf["cells"] != cells or buf["per"] != per or poly.GetPoints() is None:
+            cap = max(16, 1 << int(np.ceil(np.log2(max(k, 1))))) if buf is None or buf["cap"] < k else buf["cap"]
+            offsets, conn = _cell_template(cells, cap, width)
+            buf = self._bufs[name] = {"cap": cap, "cells": cells, "per": per, "pts": np.zeros((cap * per, 3)),
+                                      "offsets": offsets, "conn": conn, "n": -1}
+            # VTK arrays over the whole capacity, made once: a count change sets their
+            # tuple counts (no reallocation below their size, so they keep viewing the
+            # buffers); new wrappers, a new vtkPoints and three new cell arrays per count
+            # change cost ~15x the point write itself, and counts change nearly every frame
+            vpts = numpy_to_vtk(buf["pts"], deep=False)
+            voff = numpy_to_vtkIdTypeArray(offsets, deep=False)
+            vconn = numpy_to_vtkIdTypeArray(conn, deep=False)
             vp = vtkPoints()
-            vp.SetData(numpy_to_vtk(buf["pts"][:n], deep=False))
-            poly.SetPoints(vp)
+            vp.SetData(vpts)
             ca = vtkCellArray()
-            offsets = buf["offsets"][:n_cells + 1]
-            ca.SetData(numpy_to_vtkIdTypeArray(offsets, deep=False),
-                       numpy_to_vtkIdTypeArray(buf["conn"][:int(offsets[-1])], deep=False))
+            ca.SetData(voff, vconn)
+            poly.SetPoints(vp)
             empty = vtkCellArray()
             poly.SetVerts(ca if cells == "verts" else empty)
             poly.SetLines(ca if cells == "segments" else empty)
             poly.SetPolys(ca if cells == "arrows" else empty)
+            buf["vtk"] = (vp, ca, vpts, voff, vconn)  # the wrappers hold the numpy buffers alive
+        if buf["n"] != n and n == 0:  # nothing to show (the actor is hidden): VTK would free
+            buf["n"] = 0                 # an array set to 0 tuples, detaching it from the buffer
+        elif buf["n"] != n:
+            vp, ca, vpts, voff, vconn = buf["vtk"]
+            per_cell = len(buf["offsets"]) - 1  # cells of the whole capacity
+            n_cells = per_cell * k // buf["cap"]
+            vpts.SetNumberOfTuples(n)
+            voff.SetNumberOfTuples(n_cells + 1)
+            vconn.SetNumberOfTuples(int(buf["offsets"][n_cells]))
+            for o in (vpts, voff, vconn, ca):
+                o.Modified()
             buf["n"] = n
-            buf["vtk"] = (vp, ca)  # the wrappers hold the numpy views alive
         return buf["pts"][:n]
 
     def _commit(self, name) -> None:

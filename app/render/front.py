@@ -8,7 +8,7 @@ import numpy as np
 import pyvista as pv
 
 from ..model.front import FrontTracker
-from .hierarchy import BOX_EDGES, box_corners
+from .hierarchy import BOX_EDGES, box_corners, direct_input
 
 FRONT_COLORS = ((0, 150, 136), (230, 120, 0))
 MAX_BOXES = 4000  # per tree: beyond this the wireframe is a grey tangle and slow to build
@@ -63,6 +63,7 @@ class FrontLayer:
         if self.actor is None:
             self.actor = self.plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, line_width=self.line_width,
                                                name="front-cache", pickable=False, reset_camera=False)
+            direct_input(self.actor, self.polydata)
         self.actor.SetVisibility(True)
         self.polydata.Modified()
 

@@ -53,6 +53,17 @@ def tree_spheres(tree, nodes):
 
 
 
+def direct_input(actor, polydata):
+    """Feed ``actor``'s mapper ``polydata`` itself. pyvista's ``add_mesh(scalars=...)`` may put
+    its ``ActiveScalarsAlgorithm`` (a Python ``vtkAlgorithm``) between them: the renderer's
+    frustum culler asks every actor's bounds, and for an input modified since the last render
+    that re-runs the algorithm (a call back into Python, a shallow copy of the data and
+    pipeline requests) every frame. The PolyData already has ``rgb`` as its active scalars,
+    so the mapper draws the same colours from it directly."""
+    actor.GetMapper().SetInputData(polydata)
+    return actor
+
+
 # ---- per-tree geometry -----------------------------------------------------------------
 def kdop_slabs_of(tree, nodes):
     """(normals (m, 3), mins (k, m), maxs (k, m)) of ``nodes`` in the tree's own frame,
@@ -274,6 +285,7 @@ class HierarchyLayer:
             self.actor = self.plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell",
                                                line_width=self._line_width, lighting=False, name=self.name,
                                                reset_camera=False, pickable=True)
+            direct_input(self.actor, self.polydata)
         self.actor.SetVisibility(self._visible)
         want_faces = self._faces_built
         if want_faces and self.face_actor is None:
@@ -281,6 +293,7 @@ class HierarchyLayer:
                                                     preference="cell", opacity=self._face_opacity,
                                                     lighting=False, name=self.name + "-faces",
                                                     reset_camera=False, pickable=False)
+            direct_input(self.face_actor, self.face_polydata)
         if self.face_actor is not None:
             self.face_actor.SetVisibility(self._visible and want_faces)
 
@@ -406,6 +419,7 @@ class NodeHighlight:
             self.actor = self.plotter.add_mesh(self.polydata, scalars="rgb", rgb=True, preference="cell",
                                                line_width=self.line_width, lighting=False, name=self.name,
                                                reset_camera=False, pickable=False)
+            direct_input(self.actor, self.polydata)
         fill = pv.merge(fills) if len(fills) > 1 else (fills[0] if fills else pv.PolyData())
         self.fill_polydata.shallow_copy(fill)
         if fills:
@@ -415,6 +429,7 @@ class NodeHighlight:
             self.fill_actor = self.plotter.add_mesh(self.fill_polydata, scalars="rgb", rgb=True, preference="cell",
                                                     opacity=self.fill_opacity, lighting=False,
                                                     name=self.name + "-fill", reset_camera=False, pickable=False)
+            direct_input(self.fill_actor, self.fill_polydata)
         self._shown = True
         self._apply_visibility()
 
