@@ -206,19 +206,9 @@ def test_contact_layer_reuses_its_buffers_and_draws_exactly_the_frame():
     same objects throughout (no per-frame allocation of the frame's size)."""
     import pyvista as pv
 
-    from app.model.contacts import FrameContacts
     from app.render.contacts import MAX_ARROWS, ContactsLayer
 
-    def contacts(k, seed):
-        rng = np.random.default_rng(seed)
-        z = np.zeros((k, 2), np.int64)
-        depths = np.sort(rng.uniform(0, 1, k))[::-1].copy()
-        return FrameContacts(np.zeros(k, np.int64), z, z, z, rng.normal(size=(k, 2, 3)),
-                             rng.normal(size=(k, 3)), depths, ("a / b",) * k)
-
-    class View:
-        def __init__(self, c):
-            self.contacts = c
+    contacts, View = _random_contacts, _ContactsView
 
     plotter = pv.Plotter(off_screen=True)
     layer = ContactsLayer(plotter)
@@ -284,19 +274,9 @@ def test_contacts_layer_count_changes_keep_its_vtk_arrays():
     frame); a rendered frame equals a fresh layer's."""
     import pyvista as pv
 
-    from app.model.contacts import FrameContacts
     from app.render.contacts import ContactsLayer
 
-    def contacts(k, seed):
-        rng = np.random.default_rng(seed)
-        z = np.zeros((k, 2), np.int64)
-        depths = np.sort(rng.uniform(0, 1, k))[::-1].copy()
-        return FrameContacts(np.zeros(k, np.int64), z, z, z, rng.normal(size=(k, 2, 3)),
-                             rng.normal(size=(k, 3)), depths, ("a / b",) * k)
-
-    class View:
-        def __init__(self, c):
-            self.contacts = c
+    contacts, View = _random_contacts, _ContactsView
 
     def addresses(layer):
         out = {}
@@ -335,3 +315,20 @@ def test_contacts_layer_count_changes_keep_its_vtk_arrays():
     np.testing.assert_array_equal(fresh_plotter.screenshot(return_img=True), img)
     plotter.close()
     fresh_plotter.close()
+
+
+def _random_contacts(k, seed):
+    """A frame's worth of ``k`` random contacts (depths descending, as the model emits them)."""
+    from app.model.contacts import FrameContacts
+    rng = np.random.default_rng(seed)
+    z = np.zeros((k, 2), np.int64)
+    depths = np.sort(rng.uniform(0, 1, k))[::-1].copy()
+    return FrameContacts(np.zeros(k, np.int64), z, z, z, rng.normal(size=(k, 2, 3)),
+                         rng.normal(size=(k, 3)), depths, ("a / b",) * k)
+
+
+class _ContactsView:
+    """What ``ContactsLayer.update`` reads of a frame view."""
+
+    def __init__(self, c):
+        self.contacts = c

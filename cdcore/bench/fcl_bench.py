@@ -317,18 +317,7 @@ class FclBench:
         tfs = [self._fcl_transform(p) for p in poses]
         n = len(poses)
         with self._step(f"{label}: {RANDOM_POSE}"):
-            def fcl_k(k):
-                return fcl.collide(oa, ob, req) > 0
-
-            def fcl_prep(k):
-                ob.setTransform(tfs[k])
-
-            def cd_k(bv, test):
-                ba, bb = bvhs[bv]
-                return lambda k: collide(ba, eye, bb, poses[k], test=test, contacts="first").hit
-
-            methods = [("python-fcl", "obbrss", None, fcl_k, fcl_prep)]
-            methods += [("cdcore", bv, test, cd_k(bv, test), None) for bv, test in self.variants]
+            methods = self._pose_methods(collide, oa, ob, req, tfs, bvhs, poses)
             samples, hit_lists = self._random_pass(methods, n, self.s.random_passes)
             fcl_hits = hit_lists[0]
             self._collide_rows(common, RANDOM_POSE, n, methods, samples, hit_lists, fcl_hits, None,
@@ -382,6 +371,25 @@ class FclBench:
                     target = TARGET_FAR_COLLIDE if m[0] == "cdcore" else TARGET_FAR_QUERY
                     row.update(target=target, meets_target=bool(row["ratio"] <= target))
                 self.rows.append(row)
+
+    def _pose_methods(self, collide, oa, ob, req, tfs, bvhs, poses):
+        """``_random_pass``'s methods over a pose list: python-fcl (B's transform set outside
+        the timed call) and ``collide(..., contacts="first")`` for every variant."""
+        fcl = self.fcl
+        eye = np.eye(4)
+
+        def fcl_k(k):
+            return fcl.collide(oa, ob, req) > 0
+
+        def fcl_prep(k):
+            ob.setTransform(tfs[k])
+
+        def cd_k(bv, test):
+            ba, bb = bvhs[bv]
+            return lambda k: collide(ba, eye, bb, poses[k], test=test, contacts="first").hit
+
+        return ([("python-fcl", "obbrss", None, fcl_k, fcl_prep)]
+                + [("cdcore", bv, test, cd_k(bv, test), None) for bv, test in self.variants])
 
     def _interleaved(self, methods, repeat):
         """Fixed pose: per method ``repeat`` timed calls, in blocks of BLOCK, methods in turn."""
@@ -616,29 +624,16 @@ class FclBench:
         oa = fcl.CollisionObject(self._fcl_object(env.vertices, env.faces), fcl.Transform())
         ob = fcl.CollisionObject(self._fcl_object(rob.vertices, rob.faces), fcl.Transform())
         req = fcl.CollisionRequest(num_max_contacts=1, enable_contact=False)
-        eye = np.eye(4)
-        collide = cdcore.collide
         bvhs = {}
         for bv, _ in self.variants:
             if bv not in bvhs:
                 bvhs[bv] = (cdcore.build_bvh(env, bv), cdcore.build_bvh(rob, bv))
 
-        def fcl_k(k):
-            return fcl.collide(oa, ob, req) > 0
-
-        def fcl_prep(k):
-            ob.setTransform(tfs[k])
-
-        def cd_k(bv, test):
-            ba, bb = bvhs[bv]
-            return lambda k: collide(ba, eye, bb, poses[k], test=test, contacts="first").hit
-
         def q_k(bv, test):
             q = cdcore.Query(*bvhs[bv], test=test)
             return lambda k: q(poses[k])
 
-        methods = [("python-fcl", "obbrss", None, fcl_k, fcl_prep)]
-        methods += [("cdcore", bv, test, cd_k(bv, test), None) for bv, test in self.variants]
+        methods = self._pose_methods(cdcore.collide, oa, ob, req, tfs, bvhs, poses)
         methods += [("cdcore Query", bv, test, q_k(bv, test), None) for bv, test in self.variants]
         passes = max(3, self.s.random_passes)
         samples, hit_lists = self._random_pass(methods, n, passes)
