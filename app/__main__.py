@@ -358,8 +358,8 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     engine = prebuild = None
     if warm:
         from .warm_start import Prebuild, import_view, preload
-        prebuild = _prebuild(args, Prebuild)
-        engine = preload(done=lambda: _phase(args, "engine-loaded"), then=prebuild and prebuild.run)
+        prebuild = _prebuild(args, Prebuild)  # started once the window is on screen (window first)
+        engine = preload(done=lambda: _phase(args, "engine-loaded"))
         stop.workers.append(engine)  # ``main`` joins it before leaving
         import_view()
         _phase(args, "view-imported")
@@ -426,10 +426,16 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         hp.mode.setCurrentText("leaves")
     if stop:
         return _stopped(stop, win, app)
+    if prebuild is not None:
+        # the scene builds on a worker once the window has painted: the window first, then
+        # the scene (the window's status line and view say what is loading meanwhile)
+        win.first_painted.connect(lambda _t: prebuild.start())
     win.show()
-    app.processEvents()
-    if args.report_startup:  # the window is on screen (a cold numba cache compiles after this)
-        print(f"window-shown {time.time():.6f}", flush=True)
+    painted = win.wait_painted()
+    if prebuild is not None:
+        stop.workers.append(prebuild.start())  # (a no-op when the first paint started it)
+    if args.report_startup:  # mapped and painted (with an empty numba cache: after the compile window)
+        print(f"window-shown {win.painted_at if painted else time.time():.6f}", flush=True)
     if stop:
         return _stopped(stop, win, app)
     ref = startup_ref(args, win.settings, scripted)

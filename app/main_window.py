@@ -13,8 +13,10 @@ left (the joints raised when a robot is loaded), the inspectors tabbed on the ri
 compare). Adding a dock: see README "Adding a panel" (``add_panel``)."""
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import sys
 import threading
 import time
 
@@ -36,6 +38,9 @@ READOUT_PERIOD = 0.1  # s between read-out updates (status bar, plots, tables) d
 READOUT_FRAMES = 3  # ... and frames between them
 RECENT_MAX = 8
 AREA = QtCore.Qt.DockWidgetArea
+#: the Timing dock's minimum height before its panel is built (``TimingPanel`` asks the same):
+#: the first window's layout is the one it keeps once the plots are in
+TIMING_MIN_HEIGHT = 160
 
 SHORTCUTS = (("Space", "play / pause"), ("→ / ←", "next / previous frame (when no slider or box has focus)"),
              ("N", "stepper: next node pair"), ("F", "focus the stepper's pair, looking across its separating axis"),
@@ -77,6 +82,43 @@ class _FitScrollArea(QtWidgets.QScrollArea):
         return super().eventFilter(obj, event)
 
 
+class _PaintWatch(QtCore.QObject):
+    """The end of a shown window's first paint, once it has settled: the window and its
+    widgets paint, the layout fixes queued at show time (fit_docks, stale tab bars hidden)
+    paint again, and then a turn of the event loop paints nothing. ``done(t)`` is called
+    then, with ``t`` = ``time.time()`` at the end of the last paint (the first turn that saw
+    it): all of the window has been drawn and flushed to the screen by then."""
+
+    def __init__(self, win, done, quiet_turns: int = 2):
+        super().__init__(win)
+        self.win, self.done, self.quiet_turns = win, done, quiet_turns
+        self.paints = 1  # the window's own first paint brought us here
+        self._seen = 0
+        self._quiet = 0
+        self._when = time.time()
+        QtWidgets.QApplication.instance().installEventFilter(self)
+        self.timer = QtCore.QTimer(self)
+        self.timer.setInterval(0)
+        self.timer.timeout.connect(self._turn)
+        self.timer.start()
+
+    def eventFilter(self, obj, event):
+        if event.type() == QtCore.QEvent.Type.Paint and isinstance(obj, QtWidgets.QWidget) \
+                and obj.window() is self.win:
+            self.paints += 1
+        return False
+
+    def _turn(self):
+        if self.paints != self._seen:
+            self._seen, self._quiet, self._when = self.paints, 0, time.time()
+            return
+        self._quiet += 1
+        if self._quiet >= self.quiet_turns:
+            self.timer.stop()
+            QtWidgets.QApplication.instance().removeEventFilter(self)
+            self.done(self._when)
+
+
 class _EditKeysFirst(QtCore.QObject):
     """Arrow keys go to the focused slider / spin box / text field / list instead of the
     window's frame-step shortcuts (accepting ShortcutOverride hands the key to the widget)."""
@@ -98,8 +140,16 @@ class _EditKeysFirst(QtCore.QObject):
 class MainWindow(QtWidgets.QMainWindow):
     """The debugger window. ``session`` is the Qt-free model it binds to."""
 
+    #: the window's first paint is over (``time.time()`` then): everything on screen was drawn
+    #: once and flushed (``app.__main__`` reports it as the first window and starts the scene
+    #: build then); the docks whose panels wait for it are built right after
+    first_painted = QtCore.Signal(float)
+
     def __init__(self, session: Session | None = None, settings: QtCore.QSettings | None = None):
         super().__init__()
+        self.painted_at = None  # time.time() of the end of the first paint, once painted
+        self._paint_seen = False
+        self._after_paint = []  # lazily built docks shown before the first paint: built after it
         from .render import colors
         from .render.native_view import make_plotter  # the 3-D view needs a display: import late
         from .render.scene_view import SceneView
@@ -206,8 +256,12 @@ class MainWindow(QtWidgets.QMainWindow):
     # Compare and Build lab sit behind Timing: nobody sees them before clicking their tab, and
     # building them (pyqtgraph plots, tables, cdcore.lab's import) cost ~0.2-0.3 s of the first
     # window. Their panels are built when the dock is first shown, or when code asks for them.
+    # Timing is shown from the start, but its panel needs pyqtgraph (importing it after PySide6
+    # materialises every Qt class into pyqtgraph's shim: ~0.5-1 s of a warm start): the dock is
+    # in the first window, its plots are built right after the window's first paint.
     compare_panel = property(lambda self: self._lazy_panel("compare_panel"))
     lab_panel = property(lambda self: self._lazy_panel("lab_panel"))
+    timing_panel = property(lambda self: self._lazy_panel("timing_panel"))
 
     def _lazy_dock(self, attr, title, factory, area, name, tip=None, tab_behind=None):
         """A dock whose panel (``factory()``, kept as ``self.<attr>``) is built the first time
@@ -215,8 +269,43 @@ class MainWindow(QtWidgets.QMainWindow):
         dock = self._dock(title, QtWidgets.QWidget(objectName=name + "_placeholder"), area, tip=tip,
                           tab_behind=tab_behind, name=name)
         self._lazy_factories[attr] = (dock, factory)
-        dock.visibilityChanged.connect(lambda on, a=attr, d=dock: on and self._shown_now(d) and self._lazy_panel(a))
+        dock.visibilityChanged.connect(lambda on, a=attr, d=dock: on and self._dock_wants_panel(a, d))
         return dock
+
+    def _dock_wants_panel(self, attr, dock) -> None:
+        """A lazily built dock became visible: build its panel now, or right after the
+        window's first paint when the window has not painted yet (the first window first)."""
+        if self.painted_at is None:
+            if attr not in self._after_paint:
+                self._after_paint.append(attr)
+        elif self._shown_now(dock):
+            self._lazy_panel(attr)
+
+    def event(self, e):
+        """Watches the window's first paints (see ``first_painted``)."""
+        if not self._paint_seen and e.type() == QtCore.QEvent.Type.Paint:
+            self._paint_seen = True
+            self._paint_watch = _PaintWatch(self, self._painted)
+        return super().event(e)
+
+    def _painted(self, when: float) -> None:
+        self.painted_at = when
+        self._paint_watch = None
+        self.first_painted.emit(when)
+        pending, self._after_paint = self._after_paint, []
+        for attr in pending:
+            entry = self._lazy_factories.get(attr)
+            if entry is not None and self._shown_now(entry[0]):
+                self._lazy_panel(attr)
+
+    def wait_painted(self, timeout: float = 10.0) -> bool:
+        """Run the event loop until the window has been painted once (``show()`` first);
+        whether it was within ``timeout`` s."""
+        app = QtWidgets.QApplication.instance()
+        t_end = time.monotonic() + timeout
+        while self.painted_at is None and time.monotonic() < t_end:
+            app.processEvents(QtCore.QEventLoop.ProcessEventsFlag.AllEvents, 50)
+        return self.painted_at is not None
 
     @staticmethod
     def _shown_now(dock) -> bool:
@@ -232,6 +321,8 @@ class MainWindow(QtWidgets.QMainWindow):
             dock.widget().set_panel(panel)
             self._quiet_plots(panel)
             self._panels[attr] = panel
+            if attr == "timing_panel" and self.session.scene is not None:
+                panel.refresh()  # built after the scene's first frames: their timings now
         return self._panels.get(attr)
 
     # ---- compatibility views of the render module (tests, scripts) --------------------------
@@ -296,10 +387,10 @@ class MainWindow(QtWidgets.QMainWindow):
     def _quiet_plots(widget):
         """pyqtgraph scenes repaint only their own view: with no slot on the scene's
         ``changed`` signal, Qt flushed the whole window (~28 ms under software GL) for each
-        change of a plot (QGraphicsScene::_q_processDirtyItems)."""
-        try:
-            import pyqtgraph as pg
-        except ImportError:
+        change of a plot (QGraphicsScene::_q_processDirtyItems). A widget holds pyqtgraph
+        views only once pyqtgraph is imported: it is not imported for that here."""
+        pg = sys.modules.get("pyqtgraph")
+        if pg is None:
             return
         for gv in widget.findChildren(pg.GraphicsView) + ([widget] if isinstance(widget, pg.GraphicsView) else []):
             if not getattr(gv, "_quiet", False):
@@ -339,15 +430,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self._dock("Distance", self.distance_panel, AREA.RightDockWidgetArea, name="Minimum_distance",
                    tip="Minimum distance of the selected pair, with the closest points", tab_behind="Traversal_stepper")
         self.distance_panel.points_changed.connect(self._draw_closest)
-        self.timing_panel = self.insight_panel = None
-        try:
-            from .widgets.timing_panel import TimingPanel
-            self.timing_panel = TimingPanel(self.session, max_rate=1.0 / READOUT_PERIOD, driven=True)
-            d = self._dock("Timing", self.timing_panel, AREA.BottomDockWidgetArea, name="Timing")
-            d.widget().setMinimumHeight(self.timing_panel.minimumHeight())
-        except ImportError:
-            pass
-        if self.timing_panel is not None:  # pyqtgraph is there: the plot docks behind Timing, built when shown
+        self.insight_panel = None
+        if importlib.util.find_spec("pyqtgraph") is not None:  # the plot docks, built when shown
+            def timing():
+                from .widgets.timing_panel import TimingPanel
+                panel = TimingPanel(self.session, max_rate=1.0 / READOUT_PERIOD, driven=True)
+                d.widget().setMinimumHeight(panel.minimumHeight())
+                return panel
+            d = self._lazy_dock("timing_panel", "Timing", timing, AREA.BottomDockWidgetArea, name="Timing")
+            d.widget().setMinimumHeight(TIMING_MIN_HEIGHT)
             def compare():
                 from .widgets.compare_panel import ComparePanel
                 return ComparePanel(self.session)
@@ -964,9 +1055,10 @@ class MainWindow(QtWidgets.QMainWindow):
             text += f"  |  ● recording {s.recorder.rows} rows"
         if self.status.text() != text:
             self.status.setText(text)
-        if self.timing_panel is not None and self.timing_panel.isVisible():
+        timing = self._panels.get("timing_panel")  # not built here: built when first shown
+        if timing is not None and timing.isVisible():
             from .widgets.timing_panel import PLOT_PERIOD
-            self.timing_panel.refresh(plot_period=PLOT_PERIOD)
+            timing.refresh(plot_period=PLOT_PERIOD)
         if getattr(self, "contacts_panel", None) is not None:
             self.contacts_panel.refresh()  # the table in this same pass (its own clock made extra passes)
         if s.playing:

@@ -72,18 +72,27 @@ def import_view(imports=VIEW_IMPORTS) -> None:
 
 
 class Prebuild:
-    """The scene named on the command line, built on the preload worker while the GUI thread
-    imports and makes the window (the first-use kernels of the build load from numba's
-    cache then, much of it outside the GIL, and the numba kernels of the build release it).
-    ``make()`` returns a ``Session`` holding the scene (``app.model``, Qt-free). ``result()``
-    (from any thread but the worker) waits for it: the session, or None when the build
-    failed, so that the window's own load runs and reports the error as it always does."""
+    """The scene named on the command line, built on a worker thread (``start``) as soon as
+    the main window has painted: the window first (its imports and construction do not share
+    the GIL with the build), the scene while the window is on screen. ``make()`` returns a
+    ``Session`` holding the scene (``app.model``, Qt-free). ``result()`` (from any thread but
+    the worker) waits for it: the session, or None when the build failed, so that the
+    window's own load runs and reports the error as it always does."""
 
     def __init__(self, ref: dict, make):
         self.ref = ref
         self._make = make
         self._done = threading.Event()
         self._session = None
+        self._thread = None
+
+    def start(self) -> threading.Thread:
+        """Run the build on a worker thread of its own (once; later calls return that
+        thread)."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.run, name="scene-prebuild", daemon=True)
+            self._thread.start()
+        return self._thread
 
     def run(self) -> None:
         try:
@@ -94,6 +103,7 @@ class Prebuild:
             self._done.set()
 
     def result(self):
+        self.start()  # (started already, unless the window never painted)
         self._done.wait()
         session, self._session = self._session, None  # adopted once
         return session

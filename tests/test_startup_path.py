@@ -101,6 +101,7 @@ def window(qtbot, tmp_path):
     win.resize(1366, 768)
     win.show()
     qtbot.waitExposed(win)
+    assert win.wait_painted()  # as ``app.__main__`` does: the Timing plots are built then
     win.load_ref({"scene": "chains-6to1"})
     qtbot.wait(50)
     return win
@@ -181,3 +182,122 @@ def test_the_window_adopts_a_prebuilt_scene_built_with_its_settings(window, qtbo
     win.load_in_background({"scene": "chains-6to1"}, prebuilt=lambda: other)
     assert win.session.scene is not other.scene and win.session.scene.name == other.scene.name
     assert win.session.bv != "aabb"
+
+
+# ---- the window first: mapped and painted before the scene builds -------------------------------
+
+_ORDER_PROBE = """
+import sys, time
+from app import warm_start
+_run = warm_start.Prebuild.run
+def run(self):
+    print(f"prebuild-started {time.time():.6f}", flush=True)
+    _run(self)
+warm_start.Prebuild.run = run
+from app.__main__ import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _probe(tmp_path, code, *args, timeout=300):
+    env = dict(os.environ, XDG_CONFIG_HOME=str(tmp_path / "cfg"))
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return subprocess.run([sys.executable, "-c", code, *args], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def _marks(stdout):
+    marks = {}
+    for line in stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2 and parts[0] in ("started", "window-shown", "first-window", "prebuild-started"):
+            marks.setdefault(parts[0], float(parts[1]))
+        elif len(parts) >= 3 and parts[0] == "phase":
+            marks.setdefault(parts[1], float(parts[2]))
+    return marks
+
+
+@pytest.mark.gui
+def test_the_scene_builds_once_the_window_has_painted(tmp_path):
+    """Window first: the scene of --scene starts building (on a worker) only when the main
+    window has been painted, so its kernels' loading and the hierarchies' build do not share
+    the GIL with the window's construction; the scene is drawn after that (first-window)."""
+    if not warmup.kernels_cached():
+        pytest.skip("a cold cache: the first-start window comes first")
+    out = _probe(tmp_path, _ORDER_PROBE, "--scene", "chains-6to1", "--frames", "1", "--quit", "--report-startup")
+    assert out.returncode == 0, out.stderr[-2000:]
+    m = _marks(out.stdout)
+    assert m["window-built"] <= m["window-shown"] <= m["prebuild-started"] <= m["scene-prebuilt"], m
+    assert m["scene-prebuilt"] <= m["scene-built"] <= m["first-window"], m
+
+
+@pytest.mark.gui
+def test_a_scene_that_fails_to_build_still_reports_its_error_after_the_window(tmp_path):
+    """The prebuild fails on the worker; the window, on screen by then, loads it again and
+    the scripted run exits 2 with the scene's own message (no traceback)."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bodies": 3}')
+    out = _probe(tmp_path, _ORDER_PROBE, "--scene", str(bad), "--frames", "1", "--quit", "--report-startup")
+    m = _marks(out.stdout)
+    assert out.returncode == 2 and "error: bad.json: missing field 'name'" in out.stderr, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr
+    assert "window-shown" in m and "first-window" not in m
+
+
+_DIALOG_PROBE = """
+import sys
+from app.widgets import errors
+import app.__main__ as am
+errors.show_error = lambda parent, title, exc: print(f"DIALOG {title}: {exc}", flush=True)
+def _exec(app, win, stop):  # the event loop: the user closes the window
+    print(f"EXEC window visible {win.isVisible()}", flush=True)
+    win.close()
+    return 0
+am._exec = _exec
+sys.exit(am.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.gui
+def test_an_interactive_start_with_a_broken_scene_shows_a_dialog(tmp_path):
+    """Interactive (not scripted): the window is up, the failed load is a dialog over it."""
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bodies": 3}')
+    out = _probe(tmp_path, _DIALOG_PROBE, "--scene", str(bad), "--report-startup", timeout=120)
+    m = _marks(out.stdout)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "DIALOG Load scene: bad.json: missing field 'name'" in out.stdout, out.stdout[-2000:]
+    assert "EXEC window visible True" in out.stdout  # the window stays up, usable
+    assert "window-shown" in m and "Traceback" not in out.stderr
+
+
+@pytest.mark.gui
+def test_the_first_paint_comes_before_the_timing_plots(qtbot, tmp_path):
+    """The Timing dock is in the first window (its place, title and height), its pyqtgraph
+    panel is built right after the window's first paint; ``first_painted`` fires before it,
+    and ``win.timing_panel`` is the panel in the dock."""
+    from PySide6 import QtCore, QtWidgets
+
+    from app.main_window import TIMING_MIN_HEIGHT, MainWindow
+    from app.model import Session
+    from app.widgets.timing_panel import TimingPanel
+    settings = QtCore.QSettings(str(tmp_path / "settings.ini"), QtCore.QSettings.Format.IniFormat)
+    win = MainWindow(Session(), settings=settings)
+    qtbot.addWidget(win)
+    win.resize(1366, 768)
+    dock = win.findChild(QtWidgets.QDockWidget, "Timing")
+    assert dock is not None and "timing_panel" in win._lazy_factories
+    assert not win.wait_painted(timeout=0.2) and win.painted_at is None  # not shown: never painted
+    at_paint = []
+    win.first_painted.connect(lambda t: at_paint.append((t, "timing_panel" in win._panels, dock.isVisible())))
+    win.show()
+    assert win.wait_painted()
+    assert len(at_paint) == 1 and at_paint[0] == (win.painted_at, False, True), at_paint
+    qtbot.waitUntil(lambda: "timing_panel" in win._panels, timeout=5000)
+    panel = win._panels["timing_panel"]
+    assert isinstance(panel, TimingPanel) and dock.widget().widget() is panel and win.timing_panel is panel
+    assert dock.widget().minimumHeight() == TIMING_MIN_HEIGHT == panel.minimumHeight()
+    win.load_ref({"scene": "chains-6to1"})
+    win.session.step()
+    win._readouts()
+    assert panel.labels["bv_tests"].text() not in ("", "–")
