@@ -54,8 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--verdict", action="store_true",
                    help="after the run, raise the Verdict dock and cross-check the selected pair")
     p.add_argument("--report-startup", action="store_true",
-                   help="print 'window-shown <unix time>' once the window is on screen and 'first-window "
-                        "<unix time>' once the first frame is drawn (app.startup_bench)")
+                   help="print 'window-shown <unix time>' once the window is mapped and painted and "
+                        "'first-window <unix time>' once the scene's first frame is drawn (app.startup_bench)")
     p.add_argument("--quit", action="store_true", help="exit after the scripted run")
     p.add_argument("--size", default=None, help="window size WxH (default: the last session's size, or sized "
                    "to the screen)")
