@@ -426,6 +426,12 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         hp.mode.setCurrentText("leaves")
     if stop:
         return _stopped(stop, win, app)
+    opens_file = bool(args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")))
+    ref = startup_ref(args, win.settings, scripted)
+    if args.file and not (args.scene or args.mesh) and not opens_file:
+        ref = {"file": args.file}  # a scene file given as the positional argument
+    if not opens_file:
+        win.announce_loading(ref)  # the first window says what it is loading
     if prebuild is not None:
         # the scene builds on a worker once the window has painted: the window first, then
         # the scene (the window's status line and view say what is loading meanwhile)
@@ -438,16 +444,13 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         print(f"window-shown {win.painted_at if painted else time.time():.6f}", flush=True)
     if stop:
         return _stopped(stop, win, app)
-    ref = startup_ref(args, win.settings, scripted)
     # the scene builds on a worker thread (the window keeps painting); a signal is acted on
     # once it is built: exiting under a thread that may be compiling is not safe
     stop.hard_exit = True
     try:
-        if args.file and args.file.lower().endswith((".npz", ".urdf", ".xml")):
+        if opens_file:
             _open_file(win, session, args)
         else:
-            if args.file and not (args.scene or args.mesh):
-                ref = {"file": args.file}  # a scene file given as the positional argument
             restored = not (scripted or args.file or args.scene or args.mesh)
             try:
                 ready = prebuild.result if prebuild is not None and prebuild.ref == ref else None

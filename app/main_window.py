@@ -87,18 +87,19 @@ class _PaintWatch(QtCore.QObject):
     widgets paint, the layout fixes queued at show time (fit_docks, stale tab bars hidden)
     paint again, and then a turn of the event loop paints nothing. ``done(t)`` is called
     then, with ``t`` = ``time.time()`` at the end of the last paint (the first turn that saw
-    it): all of the window has been drawn and flushed to the screen by then."""
+    it): all of the window has been drawn and flushed to the screen by then. Made at the
+    window's first show, a child of it (gone with it)."""
 
     def __init__(self, win, done, quiet_turns: int = 2):
         super().__init__(win)
         self.win, self.done, self.quiet_turns = win, done, quiet_turns
-        self.paints = 1  # the window's own first paint brought us here
+        self.paints = 0
         self._seen = 0
         self._quiet = 0
         self._when = time.time()
         QtWidgets.QApplication.instance().installEventFilter(self)
         self.timer = QtCore.QTimer(self)
-        self.timer.setInterval(0)
+        self.timer.setInterval(1)  # a turn of the event loop (0 would spin it until the first paint)
         self.timer.timeout.connect(self._turn)
         self.timer.start()
 
@@ -109,6 +110,8 @@ class _PaintWatch(QtCore.QObject):
         return False
 
     def _turn(self):
+        if not self.paints:  # mapped, not painted yet
+            return
         if self.paints != self._seen:
             self._seen, self._quiet, self._when = self.paints, 0, time.time()
             return
@@ -148,7 +151,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def __init__(self, session: Session | None = None, settings: QtCore.QSettings | None = None):
         super().__init__()
         self.painted_at = None  # time.time() of the end of the first paint, once painted
-        self._paint_seen = False
+        self._paint_watched = False
         self._after_paint = []  # lazily built docks shown before the first paint: built after it
         from .render import colors
         from .render.native_view import make_plotter  # the 3-D view needs a display: import late
@@ -280,13 +283,6 @@ class MainWindow(QtWidgets.QMainWindow):
                 self._after_paint.append(attr)
         elif self._shown_now(dock):
             self._lazy_panel(attr)
-
-    def event(self, e):
-        """Watches the window's first paints (see ``first_painted``)."""
-        if not self._paint_seen and e.type() == QtCore.QEvent.Type.Paint:
-            self._paint_seen = True
-            self._paint_watch = _PaintWatch(self, self._painted)
-        return super().event(e)
 
     def _painted(self, when: float) -> None:
         self.painted_at = when
@@ -753,8 +749,6 @@ class MainWindow(QtWidgets.QMainWindow):
         (``app.__main__``: the scene of the command line), or None; it is used when it was
         built with this session's settings, else the scene is built here."""
         s = self.session
-        label = ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
-            os.path.basename(p) for p in ref.get("meshes", ()))
         settings = (s.bv, s.method, s.test, s.deform, s.realign)
 
         def build():
@@ -766,9 +760,23 @@ class MainWindow(QtWidgets.QMainWindow):
             tmp.load_ref(ref, frames)
             return tmp
 
-        tmp = self.run_busy(f"Loading {label}: building hierarchies and compiling the collision kernels "
-                            "(cached after the first run)", build)
+        tmp = self.run_busy(self.loading_message(ref), build)
         s.adopt(tmp)
+
+    @staticmethod
+    def loading_message(ref: dict) -> str:
+        label = ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
+            os.path.basename(p) for p in ref.get("meshes", ()))
+        return (f"Loading {label}: building hierarchies and compiling the collision kernels "
+                "(cached after the first run)")
+
+    def announce_loading(self, ref: dict) -> None:
+        """Say in the 3-D view and the status bar that ``ref`` is loading (the first window,
+        shown before its scene is built); the load's own busy display replaces it and clears
+        it when the scene is in."""
+        text = self.loading_message(ref) + " …"
+        self.hud.set_busy(text)
+        self.statusBar().showMessage(text)
 
     def run_busy(self, message: str, fn):
         """``fn()`` on a worker thread; meanwhile the 3-D view and the status bar show
@@ -1264,6 +1272,9 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def showEvent(self, event):
         super().showEvent(event)
+        if not self._paint_watched:  # the first show: watch for the end of the first paint
+            self._paint_watched = True
+            self._paint_watch = _PaintWatch(self, self._painted)
         if getattr(self, "_default_layout_pending", False):
             self._default_layout_pending = False
             self.fit_docks()

@@ -194,6 +194,13 @@ def run(self):
     print(f"prebuild-started {time.time():.6f}", flush=True)
     _run(self)
 warm_start.Prebuild.run = run
+from app import main_window
+_painted = main_window.MainWindow._painted
+def painted(self, when):
+    print(f"AT-PAINT busy={self.hud.busy.GetVisibility()} status={self.statusBar().currentMessage()!r} "
+          f"scene={self.session.scene is not None}", flush=True)
+    _painted(self, when)
+main_window.MainWindow._painted = painted
 from app.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -228,6 +235,9 @@ def test_the_scene_builds_once_the_window_has_painted(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     m = _marks(out.stdout)
     assert m["window-built"] <= m["window-shown"] <= m["prebuild-started"] <= m["scene-prebuilt"], m
+    # the first window says what it loads, in the view and in the status bar
+    assert "AT-PAINT busy=1 status='Loading chains-6to1: building hierarchies" in out.stdout, out.stdout
+    assert "scene=False" in out.stdout
     assert m["scene-prebuilt"] <= m["scene-built"] <= m["first-window"], m
 
 
