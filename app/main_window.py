@@ -104,8 +104,9 @@ class _PaintWatch(QtCore.QObject):
         self.timer.start()
 
     def eventFilter(self, obj, event):
+        # QWidget.window unbound: a panel may shadow it (TimingPanel.window is a spin box)
         if event.type() == QtCore.QEvent.Type.Paint and isinstance(obj, QtWidgets.QWidget) \
-                and obj.window() is self.win:
+                and QtWidgets.QWidget.window(obj) is self.win:
             self.paints += 1
         return False
 
