@@ -307,7 +307,15 @@ def _stopped(stop: Stop, win=None, app=None, say: bool = True) -> int:
 def _phase(args, name: str) -> None:
     """``--report-startup``: ``phase NAME <unix time>`` (``app.startup_bench``'s breakdown)."""
     if args.report_startup:
-        print(f"phase {name} {time.time():.6f}", flush=True)
+        _mark(f"phase {name} {time.time():.6f}")
+
+
+def _mark(line: str) -> None:
+    """One ``--report-startup`` line, written at once: the scene's worker prints its phase
+    while the GUI thread prints its own (``print`` writes the newline apart: two lines ran
+    into one)."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def _prebuild(args, kind):
@@ -349,7 +357,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if stop:
         return _stopped(stop)
     if args.report_startup:
-        print(f"started {time.time():.6f}", flush=True)
+        _mark(f"started {time.time():.6f}")
     # a warm numba cache (the index files say so; no kernel is loaded to find out): the engine's
     # kernels load on a worker thread while this thread imports the 3-D view's libraries, before
     # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
@@ -432,6 +440,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         ref = {"file": args.file}  # a scene file given as the positional argument
     if not opens_file:
         win.announce_loading(ref)  # the first window says what it is loading
+    win.hold_panels = True  # the Timing plots after the first frame: they would delay it (~0.5-1 s)
     if prebuild is not None:
         # the scene builds on a worker once the window has painted: the window first, then
         # the scene (the window's status line and view say what is loading meanwhile)
@@ -441,7 +450,7 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if prebuild is not None:
         stop.workers.append(prebuild.start())  # (a no-op when the first paint started it)
     if args.report_startup:  # mapped and painted (with an empty numba cache: after the compile window)
-        print(f"window-shown {win.painted_at if painted else time.time():.6f}", flush=True)
+        _mark(f"window-shown {win.painted_at if painted else time.time():.6f}")
     if stop:
         return _stopped(stop, win, app)
     # the scene builds on a worker thread (the window keeps painting); a signal is acted on
@@ -481,8 +490,10 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         return _stopped(stop, win, app)
     if args.report_startup:
         win.plotter.render()
-        app.processEvents()
-        print(f"first-window {time.time():.6f}", flush=True)
+    app.processEvents()  # the first frame on screen
+    if args.report_startup:
+        _mark(f"first-window {time.time():.6f}")
+    win.release_panels()  # the scene is drawn: the docks held back (Timing's plots) now
     if scripted and session.scene is not None:
         code = run_script(app, win, session, args, stop)
         if stop:  # when it returns the signal's code, run_script said where it stopped

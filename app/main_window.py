@@ -154,6 +154,9 @@ class MainWindow(QtWidgets.QMainWindow):
         self.painted_at = None  # time.time() of the end of the first paint, once painted
         self._paint_watched = False
         self._after_paint = []  # lazily built docks shown before the first paint: built after it
+        #: True: those docks wait for ``release_panels()`` instead (``app.__main__``: until the
+        #: first scene is drawn, so that their construction does not delay it)
+        self.hold_panels = False
         from .render import colors
         from .render.native_view import make_plotter  # the 3-D view needs a display: import late
         from .render.scene_view import SceneView
@@ -279,7 +282,7 @@ class MainWindow(QtWidgets.QMainWindow):
     def _dock_wants_panel(self, attr, dock) -> None:
         """A lazily built dock became visible: build its panel now, or right after the
         window's first paint when the window has not painted yet (the first window first)."""
-        if self.painted_at is None:
+        if self.painted_at is None or self.hold_panels:
             if attr not in self._after_paint:
                 self._after_paint.append(attr)
         elif self._shown_now(dock):
@@ -289,6 +292,15 @@ class MainWindow(QtWidgets.QMainWindow):
         self.painted_at = when
         self._paint_watch = None
         self.first_painted.emit(when)
+        if not self.hold_panels:
+            self.release_panels()
+
+    def release_panels(self) -> None:
+        """Build the lazily built docks that were shown before the first paint (and are still
+        shown); from now on a shown lazy dock is built at once."""
+        self.hold_panels = False
+        if self.painted_at is None:
+            return  # the first paint builds them
         pending, self._after_paint = self._after_paint, []
         for attr in pending:
             entry = self._lazy_factories.get(attr)
