@@ -777,17 +777,20 @@ class MainWindow(QtWidgets.QMainWindow):
         s.adopt(tmp)
 
     @staticmethod
-    def loading_message(ref: dict) -> str:
-        label = ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
+    def _load_label(ref: dict) -> str:
+        return ref.get("scene") or os.path.basename(ref.get("file", "")) or ", ".join(
             os.path.basename(p) for p in ref.get("meshes", ()))
-        return (f"Loading {label}: building hierarchies and compiling the collision kernels "
+
+    @classmethod
+    def loading_message(cls, ref: dict) -> str:
+        return (f"Loading {cls._load_label(ref)}: building hierarchies and compiling the collision kernels "
                 "(cached after the first run)")
 
     def announce_loading(self, ref: dict) -> None:
         """Say in the 3-D view and the status bar that ``ref`` is loading (the first window,
-        shown before its scene is built); the load's own busy display replaces it and clears
-        it when the scene is in."""
-        text = self.loading_message(ref) + " …"
+        shown before its scene is built; short: it fits the view at 1366x768); the load's
+        own busy display replaces it and clears it when the scene is in."""
+        text = f"Loading {self._load_label(ref)} …"
         self.hud.set_busy(text)
         self.statusBar().showMessage(text)
 

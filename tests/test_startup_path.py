@@ -243,7 +243,7 @@ def test_the_scene_builds_once_the_window_has_painted(tmp_path):
     m = _marks(out.stdout)
     assert m["window-built"] <= m["window-shown"] <= m["prebuild-started"] <= m["scene-prebuilt"], m
     # the first window says what it loads, in the view and in the status bar
-    assert "AT-PAINT busy=1 status='Loading chains-6to1: building hierarchies" in out.stdout, out.stdout
+    assert "AT-PAINT busy=1 status='Loading chains-6to1 …'" in out.stdout, out.stdout
     assert "scene=False" in out.stdout
     assert m["scene-prebuilt"] <= m["scene-built"] <= m["first-window"], m
     # the Timing plots (pyqtgraph) are built after the first frame: they would delay it
