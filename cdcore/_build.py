@@ -313,8 +313,8 @@ def _refit_aabb_blocks(nf, v, tri_verts, pad, tab, blocks, b0, b1):
     triangles' corners (a one-triangle leaf's vertex ids are in the plan: the leaf loop streams
     the plan and reads nothing else but the vertices), a parent's the merge of its children's.
     Leaves and parents in separate loops: no branch on the kind of node (the mixed sweep
-    mispredicted it on ~1 node in 5). The rows are written by ``_rows``' vector intrinsics (~45
-    instructions per node instead of ~75); a several-triangle leaf's bounds are taken in scalars
+    mispredicted it on ~1 node in 5). The rows are written by ``_rows``' vector intrinsics (53
+    instructions per node instead of 78, perf stat); a several-triangle leaf's bounds are taken in scalars
     first, adding the corners in the order ``aabb.fit_prims`` does. The arithmetic of
     ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``, so the boxes equal ``refit_tree``'s bit for
     bit. One call per sweep, compiled without reference counting (``_pairjit``). Ids as unsigned

@@ -1,7 +1,7 @@
 """An AABB tree's compact rows written with short vectors (issue 15: the refit of 100K triangles).
 
 A compact row is 7 doubles: box centre (``C0``: 3), half-extents (``E0``: 3), SIZE. The refit's
-scalar code spent ~75 instructions per node on it (7 scalar stores, 6 mins/maxes, 12 loads of
+scalar code spent 78 instructions per node on it (7 scalar stores, 6 mins/maxes, 12 loads of
 the children...); these intrinsics emit LLVM vector code instead: a row is read as one 4-lane
 load (centre, first half-extent) and one 2-lane load (the other half-extents), the box's
 corners are computed in 4 lanes (the 4th lane is ignored), and the row is written back as one
