@@ -241,20 +241,25 @@ SIG_REFIT_AABB = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], ty
 
 
 @pair_njit(nogil=True)
-def _copy_rows(src, out, i0, i1, red, p):
-    """Steps 1 of ``refit_aabb`` on rows [i0, i1): copy ``src`` into ``out`` while summing ``x - x``
-    (0 when all are finite, NaN otherwise) and taking the bounds, into ``red[p]`` (acc, lo xyz,
-    hi xyz)."""
+def _copy_rows(src, out, v, i0, i1, red, p):
+    """Step 1 of ``refit_aabb`` on rows [i0, i1): copy ``src`` into ``out`` and into the pack's
+    vertices ``v`` while summing ``x - x`` (0 when all are finite, NaN otherwise) and taking the
+    bounds, into ``red[p]`` (acc, lo xyz, hi xyz). Both copies in the one pass that reads
+    ``src``: the second copy from ``out`` afterwards cost a third of this pass (issue 15)."""
     lo0 = lo1 = lo2 = np.inf
     hi0 = hi1 = hi2 = -np.inf
     acc = 0.0
-    for i in range(i0, i1):
+    for k in range(np.uint64(i0), np.uint64(i1)):  # unsigned: no negative-index wrap-around
+        i = np.uint64(k)
         x = src[i, 0]
         y = src[i, 1]
         z = src[i, 2]
         out[i, 0] = x
         out[i, 1] = y
         out[i, 2] = z
+        v[i, 0] = x
+        v[i, 1] = y
+        v[i, 2] = z
         acc += (x - x) + (y - y) + (z - z)  # inf - inf and NaN are NaN, and NaN sticks
         lo0 = _mn(lo0, x)
         hi0 = _mx(hi0, x)
@@ -269,15 +274,6 @@ def _copy_rows(src, out, i0, i1, red, p):
     red[p, 4] = hi0
     red[p, 5] = hi1
     red[p, 6] = hi2
-
-
-@pair_njit(nogil=True)
-def _put_rows(out, v, i0, i1):
-    """Step 2's copy on rows [i0, i1): the pack's vertices := ``out``."""
-    for i in range(i0, i1):
-        v[i, 0] = out[i, 0]
-        v[i, 1] = out[i, 1]
-        v[i, 2] = out[i, 2]
 
 
 @njit(cache=True, nogil=True)
@@ -379,12 +375,14 @@ def _plan_ok(tab, blocks, bcuts, n, nv, m):
 def refit_aabb(src, out, F, I, tri_verts, tab, blocks):
     """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
 
-    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) while summing ``x - x`` over
-       every coordinate (0 when all are finite, NaN otherwise) and taking the bounds; a
-       non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
-       range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
-    2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
-       vertices := ``out`` (``_copy_rows``, ``_pad_of``, ``_put_rows``);
+    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) and into the pack's vertices
+       while summing ``x - x`` over every coordinate (0 when all are finite, NaN otherwise) and
+       taking the bounds (``_copy_rows``);
+    2. the check and the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical,
+       ``_pad_of``): a non-finite coordinate returns 1, a largest |coordinate| outside
+       ``mesh.check_range``'s range 2, with the node rows untouched but the pack's vertices
+       overwritten: the caller puts the old ones back (``BVH._refit_aabb``: the mesh's own) and
+       ``mesh.as_vertices`` says what is wrong;
     3. the node sweep of the tree's refit plan ``tab``, ``blocks`` (``bvh.refit_plan``, made once
        per tree), every block in order (``_refit_aabb_blocks``).
 
@@ -398,11 +396,10 @@ def refit_aabb(src, out, F, I, tri_verts, tab, blocks):
         raise ValueError("refit_aabb: arrays of another tree or mesh")
     red = np.empty((1, 7))
     n = np.int64(src.shape[0])
-    _copy_rows(src, out, np.int64(0), n, red, np.int64(0))
+    _copy_rows(src, out, v, np.int64(0), n, red, np.int64(0))
     code, pad = _pad_of(red)
     if code:
         return code
-    _put_rows(out, v, np.int64(0), n)
     _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, np.int64(0), nb)
     return 0
 
@@ -416,10 +413,9 @@ def refit_aabb_parts(src, out, F, I, tri_verts, tab, blocks, bcuts):
     threads (``bvh.refit_split``, ``bvh.refit_plan``): part p's blocks ``bcuts[p]:bcuts[p + 1]``,
     then the nodes above the subtrees, blocks ``bcuts[-1]:``, swept last on this thread. The
     same boxes, bit for bit: every node's arithmetic is ``_refit_aabb_blocks``'s and reads only
-    its own children. Two parallel regions: the copy with the bounds (the pad needs their
-    reduction before any box), then each thread's share of the pack's vertices and its subtrees
-    (whose leaves read ``out``, complete since the first region, not the pack's vertices being
-    written beside them)."""
+    its own children. Two parallel regions: the copies with the bounds (the pad needs their
+    reduction before any box), then the subtrees. On bad vertices, as ``refit_aabb``: the
+    pack's vertices are overwritten, the node rows untouched."""
     nf, ni, po, v, f = unpack(F, I)
     if (not _aabb_args_ok(src, out, nf, v, po, tri_verts)
             or not _plan_ok(tab, blocks, bcuts, ni.shape[0], v.shape[0], po.shape[0]) or bcuts.shape[0] < 2):
@@ -428,12 +424,11 @@ def refit_aabb_parts(src, out, F, I, tri_verts, tab, blocks, bcuts):
     n = np.int64(src.shape[0])
     red = np.empty((n_parts, 7))
     for p in prange(n_parts):
-        _copy_rows(src, out, n * p // n_parts, n * (p + 1) // n_parts, red, np.int64(p))
+        _copy_rows(src, out, v, n * p // n_parts, n * (p + 1) // n_parts, red, np.int64(p))
     code, pad = _pad_of(red)
     if code:
         return code
     for p in prange(n_parts):
-        _put_rows(out, v, n * p // n_parts, n * (p + 1) // n_parts)
         _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, bcuts[p], bcuts[p + 1])
     _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, bcuts[n_parts], np.int64(blocks.shape[0] - 1))
     return 0

@@ -211,7 +211,8 @@ class BVH:
                 code = refit_aabb_parts(ro, out, self._F, self._I, self._tri_verts, *plan[1:])
             finally:
                 _parallel_lock().release()
-        if code:  # the tree is untouched
+        if code:  # the node rows are untouched; the pack's vertices are put back (the mesh's own)
+            self._v[:] = self.mesh.vertices
             as_vertices(src)  # non-finite or out-of-range coordinates: raises, naming them
             raise ValueError("vertices: NaN, infinite or out-of-range coordinates")
         self.mesh = self.mesh._same_faces(out)
