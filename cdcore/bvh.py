@@ -406,7 +406,7 @@ def _parallel_lock():
 
 def refit_split(ni, depth, n_parts: int):
     """The node sweep of a refit split for ``n_parts`` threads: ``(ranges, cuts)`` as
-    ``_build.refit_aabb_parts`` takes them (runs of consecutive ids; a pre-order tree's subtree
+    ``_build.refit_tree_parts`` and ``refit_plan`` take them (runs of consecutive ids; a pre-order tree's subtree
     is its root and one run of descendants). The largest subtree (by triangles, ``COUNT``) is
     replaced by its two children while it holds more than 1/(2 n_parts) of the triangles;
     the subtrees then go to the parts largest first, each to the part with the fewest
