@@ -78,7 +78,7 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
     sp += 1
     while sp > 0:
         sp -= 1
-        node = stack[sp]
+        node = np.int64(stack[sp])  # (the refit's loop index is int64: one signature of the node kernels)
         start = nodes_i[node, START]
         count = nodes_i[node, COUNT]
         if kind == KIND_AABB:  # the hot, simple case stays inline (measured 1.4x faster)
