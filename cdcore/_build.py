@@ -13,10 +13,11 @@ import numpy as np
 from numba import njit, prange, types
 
 from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
-from ._layout import (AABB_FCOLS, AABB_SIZE, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
+from ._layout import (AABB_FCOLS, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
                       RIGHT, SIZE, START)
 from ._pack import unpack
 from ._pairjit import pair_njit
+from ._rows import box_row, leaf_row, merge_row
 from .bv import aabb, obb, sphere
 from .bv.dispatch import fit_node
 from .mesh import MAX_COORD, MIN_SCALE
@@ -77,7 +78,7 @@ def build_into(kind, split, verts, faces, leaf_size, pad, tri_m1, tri_m2, pts_m1
     sp += 1
     while sp > 0:
         sp -= 1
-        node = stack[sp]
+        node = np.int64(stack[sp])  # (the refit's loop index is int64: one signature of the node kernels)
         start = nodes_i[node, START]
         count = nodes_i[node, COUNT]
         if kind == KIND_AABB:  # the hot, simple case stays inline (measured 1.4x faster)
@@ -236,24 +237,29 @@ def _mx(a, b):
 # tree's (its pack and its faces in primitive order)
 _RO2 = types.Array(types.float64, 2, "C", readonly=True)
 SIG_REFIT_AABB = types.int64(_RO2, types.float64[:, ::1], types.float64[::1], types.int32[::1],
-                             types.int32[:, ::1])
+                             types.int32[:, ::1], types.int32[:, ::1], types.int64[:, ::1])
 
 
 @pair_njit(nogil=True)
-def _copy_rows(src, out, i0, i1, red, p):
-    """Steps 1 of ``refit_aabb`` on rows [i0, i1): copy ``src`` into ``out`` while summing ``x - x``
-    (0 when all are finite, NaN otherwise) and taking the bounds, into ``red[p]`` (acc, lo xyz,
-    hi xyz)."""
+def _copy_rows(src, out, v, i0, i1, red, p):
+    """Step 1 of ``refit_aabb`` on rows [i0, i1): copy ``src`` into ``out`` and into the pack's
+    vertices ``v`` while summing ``x - x`` (0 when all are finite, NaN otherwise) and taking the
+    bounds, into ``red[p]`` (acc, lo xyz, hi xyz). Both copies in the one pass that reads
+    ``src``: the second copy from ``out`` afterwards cost a third of this pass (issue 15)."""
     lo0 = lo1 = lo2 = np.inf
     hi0 = hi1 = hi2 = -np.inf
     acc = 0.0
-    for i in range(i0, i1):
+    for k in range(np.uint64(i0), np.uint64(i1)):  # unsigned: no negative-index wrap-around
+        i = np.uint64(k)
         x = src[i, 0]
         y = src[i, 1]
         z = src[i, 2]
         out[i, 0] = x
         out[i, 1] = y
         out[i, 2] = z
+        v[i, 0] = x
+        v[i, 1] = y
+        v[i, 2] = z
         acc += (x - x) + (y - y) + (z - z)  # inf - inf and NaN are NaN, and NaN sticks
         lo0 = _mn(lo0, x)
         hi0 = _mx(hi0, x)
@@ -268,15 +274,6 @@ def _copy_rows(src, out, i0, i1, red, p):
     red[p, 4] = hi0
     red[p, 5] = hi1
     red[p, 6] = hi2
-
-
-@pair_njit(nogil=True)
-def _put_rows(out, v, i0, i1):
-    """Step 2's copy on rows [i0, i1): the pack's vertices := ``out``."""
-    for i in range(i0, i1):
-        v[i, 0] = out[i, 0]
-        v[i, 1] = out[i, 1]
-        v[i, 2] = out[i, 2]
 
 
 @njit(cache=True, nogil=True)
@@ -305,67 +302,47 @@ def _pad_of(red):
 
 
 @pair_njit(nogil=True)
-def _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, r0, r1):
-    """Step 3 of ``refit_aabb`` for the id ranges ``ranges[r0:r1]`` (as ``refit_tree``: last range
-    first, each from its last id down, so children come first): a leaf's box from its
-    triangles' corners, read once through ``tri_verts`` (the faces in primitive order, so a leaf
-    reads its own rows and not ``prim_order`` then ``faces``), a parent's the merge of its
-    children's. The arithmetic of ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``, so the boxes
-    equal ``refit_tree``'s bit for bit. One call per sweep, compiled without reference counting
-    (``_pairjit``: the body inlined from a per-node function counted references to its four
-    arrays per node and cost twice the instructions)."""
-    for g in range(r1 - 1, r0 - 1, -1):
-        for k in range(ranges[g, 1] - 1, ranges[g, 0] - 1, -1):
-            node = np.uint64(k)  # unsigned: no negative-index wrap-around on the rows (checked ranges)
-            left = ni[node, LEFT]
-            # indices as unsigned integers: numba adds no negative-index wrap-around to them
-            # (the sweep measured 7 % faster); they are checked ids (``validate.check_structure``)
-            if left < 0:  # a leaf: its first triangle's corners, then the others' (COUNT >= 1, checked)
-                s = np.uint64(ni[node, START])
-                p = np.uint64(tri_verts[s, 0])
-                q = np.uint64(tri_verts[s, 1])
-                r = np.uint64(tri_verts[s, 2])
-                lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
-                hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
-                lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
-                hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
-                lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
-                hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
-                for k in range(ni[node, START] + 1, ni[node, START] + ni[node, COUNT]):
-                    for j in range(3):
-                        q = np.uint64(tri_verts[k, j])
-                        lo0 = _mn(lo0, v[q, 0])
-                        hi0 = _mx(hi0, v[q, 0])
-                        lo1 = _mn(lo1, v[q, 1])
-                        hi1 = _mx(hi1, v[q, 1])
-                        lo2 = _mn(lo2, v[q, 2])
-                        hi2 = _mx(hi2, v[q, 2])
-                nf[node, C0] = 0.5 * (lo0 + hi0)  # aabb.write_minmax
-                nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
-                nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
-                e0 = 0.5 * (hi0 - lo0) + pad
-                e1 = 0.5 * (hi1 - lo1) + pad
-                e2 = 0.5 * (hi2 - lo2) + pad
-            else:  # aabb.merge
-                lc = np.uint64(left)
-                rc = np.uint64(ni[node, RIGHT])
-                lo0 = _mn(nf[lc, C0] - nf[lc, E0], nf[rc, C0] - nf[rc, E0])
-                hi0 = _mx(nf[lc, C0] + nf[lc, E0], nf[rc, C0] + nf[rc, E0])
-                lo1 = _mn(nf[lc, C0 + 1] - nf[lc, E0 + 1], nf[rc, C0 + 1] - nf[rc, E0 + 1])
-                hi1 = _mx(nf[lc, C0 + 1] + nf[lc, E0 + 1], nf[rc, C0 + 1] + nf[rc, E0 + 1])
-                lo2 = _mn(nf[lc, C0 + 2] - nf[lc, E0 + 2], nf[rc, C0 + 2] - nf[rc, E0 + 2])
-                hi2 = _mx(nf[lc, C0 + 2] + nf[lc, E0 + 2], nf[rc, C0 + 2] + nf[rc, E0 + 2])
-                nf[node, C0] = 0.5 * (lo0 + hi0)
-                nf[node, C0 + 1] = 0.5 * (lo1 + hi1)
-                nf[node, C0 + 2] = 0.5 * (lo2 + hi2)
-                e0 = 0.5 * (hi0 - lo0)
-                e1 = 0.5 * (hi1 - lo1)
-                e2 = 0.5 * (hi2 - lo2)
-            nf[node, E0] = e0
-            nf[node, E0 + 1] = e1
-            nf[node, E0 + 2] = e2
-            m = 1e-3 * _mx(e0, _mx(e1, e2))  # aabb.box_size (with selects: ~8 % faster here)
-            nf[node, AABB_SIZE] = 8.0 * (e0 + m) * (e1 + m) * (e2 + m)
+def _refit_aabb_blocks(nf, v, tri_verts, pad, tab, blocks, b0, b1):
+    """Step 3 of ``refit_aabb`` for the blocks ``b0..b1`` of a refit plan (``bvh.refit_plan``: in
+    each block of consecutive node ids, its one-triangle leaves, its leaves of several triangles,
+    then its parents by decreasing id, so children come first). A leaf's box from its
+    triangles' corners (a one-triangle leaf's vertex ids are in the plan: the leaf loop streams
+    the plan and reads nothing else but the vertices), a parent's the merge of its children's.
+    Leaves and parents in separate loops: no branch on the kind of node (the mixed sweep
+    mispredicted it on ~1 node in 5). The rows are written by ``_rows``' vector intrinsics (53
+    instructions per node instead of 78, perf stat); a several-triangle leaf's bounds are taken in scalars
+    first, adding the corners in the order ``aabb.fit_prims`` does. The arithmetic of
+    ``aabb.fit_prims`` / ``aabb.merge`` / ``box_size``, so the boxes equal ``refit_tree``'s bit for
+    bit. One call per sweep, compiled without reference counting (``_pairjit``). Ids as unsigned
+    integers: numba adds no negative-index wrap-around to them; the plan's ids were checked when
+    it was made, and the caller checks that it was made for this tree (``_plan_ok``)."""
+    for b in range(b0, b1):
+        for j in range(blocks[b, 0], blocks[b, 1]):  # one-triangle leaves: [node, p, q, r]
+            leaf_row(nf, np.uint64(tab[j, 0]), v, np.uint64(tab[j, 1]), np.uint64(tab[j, 2]),
+                     np.uint64(tab[j, 3]), pad)
+        for j in range(blocks[b, 1], blocks[b, 2]):  # leaves of several triangles: [node, start, count]
+            s = np.uint64(tab[j, 1])
+            p = np.uint64(tri_verts[s, 0])
+            q = np.uint64(tri_verts[s, 1])
+            r = np.uint64(tri_verts[s, 2])
+            lo0 = _mn(v[p, 0], _mn(v[q, 0], v[r, 0]))
+            hi0 = _mx(v[p, 0], _mx(v[q, 0], v[r, 0]))
+            lo1 = _mn(v[p, 1], _mn(v[q, 1], v[r, 1]))
+            hi1 = _mx(v[p, 1], _mx(v[q, 1], v[r, 1]))
+            lo2 = _mn(v[p, 2], _mn(v[q, 2], v[r, 2]))
+            hi2 = _mx(v[p, 2], _mx(v[q, 2], v[r, 2]))
+            for k in range(s + np.uint64(1), s + np.uint64(tab[j, 2])):
+                for c in range(3):
+                    q = np.uint64(tri_verts[k, c])
+                    lo0 = _mn(lo0, v[q, 0])
+                    hi0 = _mx(hi0, v[q, 0])
+                    lo1 = _mn(lo1, v[q, 1])
+                    hi1 = _mx(hi1, v[q, 1])
+                    lo2 = _mn(lo2, v[q, 2])
+                    hi2 = _mx(hi2, v[q, 2])
+            box_row(nf, np.uint64(tab[j, 0]), lo0, lo1, lo2, hi0, hi1, hi2, pad)
+        for j in range(blocks[b, 2], blocks[b, 3]):  # parents: [node, left, right]
+            merge_row(nf, np.uint64(tab[j, 0]), np.uint64(tab[j, 1]), np.uint64(tab[j, 2]))
 
 
 @njit(cache=True, inline='always')
@@ -374,36 +351,56 @@ def _aabb_args_ok(src, out, nf, v, po, tri_verts):
             and tri_verts.shape[0] == po.shape[0] and tri_verts.shape[1] == 3 and nf.shape[1] == AABB_FCOLS)
 
 
+@njit(cache=True, nogil=True)
+def _plan_ok(tab, blocks, bcuts, n, nv, m):
+    """The plan was made for a tree of this tree's sizes (``blocks``' last row: nodes, vertices,
+    triangles, table rows), its blocks lie inside its table and the parts' cuts inside its
+    blocks. A plan holds only ids checked against those sizes when it was made
+    (``bvh.refit_plan``), so even a plan of another tree of the same sizes reads and writes in
+    bounds."""
+    nb = blocks.shape[0] - 1
+    if (tab.shape[1] != 4 or blocks.shape[1] != 4 or nb < 0 or blocks[nb, 0] != n or blocks[nb, 1] != nv
+            or blocks[nb, 2] != m or blocks[nb, 3] != tab.shape[0]):
+        return False
+    for b in range(nb):
+        if not 0 <= blocks[b, 0] <= blocks[b, 1] <= blocks[b, 2] <= blocks[b, 3] <= tab.shape[0]:
+            return False
+    for c in range(bcuts.shape[0]):
+        if not 0 <= bcuts[c] <= nb or (c > 0 and bcuts[c] < bcuts[c - 1]):
+            return False
+    return True
+
+
 @njit(SIG_REFIT_AABB, cache=True, nogil=True)
-def refit_aabb(src, out, F, I, tri_verts):
+def refit_aabb(src, out, F, I, tri_verts, tab, blocks):
     """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
 
-    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) while summing ``x - x`` over
-       every coordinate (0 when all are finite, NaN otherwise) and taking the bounds; a
-       non-finite coordinate returns 1, a largest |coordinate| outside ``mesh.check_range``'s
-       range 2, with the tree untouched (``mesh.as_vertices`` then says what is wrong);
-    2. the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical), the pack's
-       vertices := ``out`` (``_copy_rows``, ``_pad_of``, ``_put_rows``);
-    3. one reverse sweep over the nodes (children come after their parents,
-       ``_refit_aabb_node``).
+    1. copy ``src`` into ``out`` (the new ``Mesh``'s own array) and into the pack's vertices
+       while summing ``x - x`` over every coordinate (0 when all are finite, NaN otherwise) and
+       taking the bounds (``_copy_rows``);
+    2. the check and the pad (``bvh._pad``'s arithmetic on the same bounds: bit-identical,
+       ``_pad_of``): a non-finite coordinate returns 1, a largest |coordinate| outside
+       ``mesh.check_range``'s range 2, with the node rows untouched but the pack's vertices
+       overwritten: the caller puts the old ones back (``BVH._refit_aabb``: the mesh's own) and
+       ``mesh.as_vertices`` says what is wrong;
+    3. the node sweep of the tree's refit plan ``tab``, ``blocks`` (``bvh.refit_plan``, made once
+       per tree), every block in order (``_refit_aabb_blocks``).
 
     The rows are compact (56 bytes: centre, half-extents, SIZE), so the sweep writes whole
     rows: it streams memory (issue 15: the same sweep over 160-byte rows was 3-5x slower).
     Returns 0 when done. Large trees on several threads: ``refit_aabb_parts``."""
     nf, ni, po, v, f = unpack(F, I)
-    if not _aabb_args_ok(src, out, nf, v, po, tri_verts):
+    nb = np.int64(blocks.shape[0] - 1)
+    if (not _aabb_args_ok(src, out, nf, v, po, tri_verts)
+            or not _plan_ok(tab, blocks, np.zeros(1, dtype=np.int64), ni.shape[0], v.shape[0], po.shape[0])):
         raise ValueError("refit_aabb: arrays of another tree or mesh")
     red = np.empty((1, 7))
     n = np.int64(src.shape[0])
-    _copy_rows(src, out, np.int64(0), n, red, np.int64(0))
+    _copy_rows(src, out, v, np.int64(0), n, red, np.int64(0))
     code, pad = _pad_of(red)
     if code:
         return code
-    _put_rows(out, v, np.int64(0), n)
-    whole = np.empty((1, 2), dtype=np.int64)
-    whole[0, 0] = 0
-    whole[0, 1] = ni.shape[0]
-    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, whole, np.int64(0), np.int64(1))
+    _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, np.int64(0), nb)
     return 0
 
 
@@ -411,27 +408,27 @@ def refit_aabb(src, out, F, I, tri_verts):
 # read-only and the rest as the tree holds it): loading a parallel kernel starts numba's thread
 # pool, which importing cdcore must not do (``tests/test_thread_waiting.py``)
 @njit(cache=True, nogil=True, parallel=True)
-def refit_aabb_parts(src, out, F, I, tri_verts, ranges, cuts):
+def refit_aabb_parts(src, out, F, I, tri_verts, tab, blocks, bcuts):
     """``refit_aabb`` with its node sweep split into disjoint subtrees refitted on numba's
-    threads (``bvh.refit_split``): part p's id ranges ``ranges[cuts[p]:cuts[p + 1]]``, then the
-    nodes above the subtrees, ``ranges[cuts[-1]:]``, swept last on this thread. The same boxes,
-    bit for bit: every node's arithmetic is ``_refit_aabb_nodes``'s and reads only its own
-    children."""
+    threads (``bvh.refit_split``, ``bvh.refit_plan``): part p's blocks ``bcuts[p]:bcuts[p + 1]``,
+    then the nodes above the subtrees, blocks ``bcuts[-1]:``, swept last on this thread. The
+    same boxes, bit for bit: every node's arithmetic is ``_refit_aabb_blocks``'s and reads only
+    its own children. Two parallel regions: the copies with the bounds (the pad needs their
+    reduction before any box), then the subtrees. On bad vertices, as ``refit_aabb``: the
+    pack's vertices are overwritten, the node rows untouched."""
     nf, ni, po, v, f = unpack(F, I)
-    if not _aabb_args_ok(src, out, nf, v, po, tri_verts) or not _ranges_ok(ranges, cuts, ni.shape[0]):
+    if (not _aabb_args_ok(src, out, nf, v, po, tri_verts)
+            or not _plan_ok(tab, blocks, bcuts, ni.shape[0], v.shape[0], po.shape[0]) or bcuts.shape[0] < 2):
         raise ValueError("refit_aabb_parts: arrays of another tree or mesh")
-    n_parts = cuts.shape[0] - 1
-    # steps 1-2 in n_parts row blocks too (the copy, the first writes to the new array's pages)
+    n_parts = bcuts.shape[0] - 1
     n = np.int64(src.shape[0])
     red = np.empty((n_parts, 7))
     for p in prange(n_parts):
-        _copy_rows(src, out, n * p // n_parts, n * (p + 1) // n_parts, red, np.int64(p))
+        _copy_rows(src, out, v, n * p // n_parts, n * (p + 1) // n_parts, red, np.int64(p))
     code, pad = _pad_of(red)
     if code:
         return code
     for p in prange(n_parts):
-        _put_rows(out, v, n * p // n_parts, n * (p + 1) // n_parts)
-    for p in prange(n_parts):
-        _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[p], cuts[p + 1])
-    _refit_aabb_nodes(nf, ni, v, tri_verts, pad, ranges, cuts[n_parts], np.int64(ranges.shape[0]))
+        _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, bcuts[p], bcuts[p + 1])
+    _refit_aabb_blocks(nf, out, tri_verts, pad, tab, blocks, bcuts[n_parts], np.int64(blocks.shape[0] - 1))
     return 0

@@ -237,7 +237,7 @@ def _coplanar_polygon(a0, a1, a2, b0, b1, b2, nB, mag):
             cx[i], cy[i], cz[i] = nx[i], ny[i], nz[i]
         if n == 0:
             return False, a0, a0
-    i, j = _far_pair(cx, cy, cz, n)
+    i, j = _far_pair(cx, cy, cz, np.int64(n))
     return True, (cx[i], cy[i], cz[i]), (cx[j], cy[j], cz[j])
 
 

@@ -248,6 +248,12 @@ def _make_walk(mode):
         axes = plan[P_AXES:P_AXES + plan[P_NAXES]]
         kfilter = mode == MODE_KDOP
         spheres = mode == MODE_SPHERES
+        # branch conditions numba evaluates while compiling (a comparison of the closure's
+        # constant): a call under one is not inlined into the families that cannot reach it
+        # (a compound condition is not pruned, and each family's copy of the box and oriented-box
+        # tests cost ~5 s of the cold compile's inlining alone)
+        obb_family = mode == MODE_OBB
+        box_family = mode != MODE_KDOP
         aabb = mode == MODE_AABB or (spheres and kind == KIND_AABB)
         boxes = mode == MODE_AABB or mode == MODE_OBB or (spheres and test != TEST_SPHERE)
         qpad = K.qf[0, QF_PAD] if kfilter else 0.0
@@ -311,7 +317,7 @@ def _make_walk(mode):
             sp -= 1
             n_bv += 1
             sep = -1
-            if obb_fixed:
+            if obb_family and obb_fixed:
                 if b != nb:
                     nb = b
                     cx = nfB[b, C0]
@@ -336,8 +342,9 @@ def _make_walk(mode):
                                      R[1, 0] * sx + R[1, 1] * sy + R[1, 2] * sz + t[1],
                                      R[2, 0] * sx + R[2, 1] * sy + R[2, 2] * sz + t[2], nfB[b, SR]):
                     sep = AXIS_SPHERE
-            if sep < 0 and boxes and not obb_fixed:
-                sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
+            if box_family:
+                if sep < 0 and boxes and not obb_fixed:
+                    sep = box_separation(program, axes, aabb, nfA, a, nfB, b, R, t, T, C, AC, ea, eb)
             outcome = OUT_OVERLAP
             split = SPLIT_NONE
             if sep >= 0:

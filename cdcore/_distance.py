@@ -279,7 +279,8 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
             lb, ax = pair_bound(kind, 0, 0, Rt, tt, nfA, nfB, np.inf)
         counters[CNT_BV_TESTS] += 1
         if trace_on:
-            n_trace = _trace_row(trace_i, trace_f, n_trace, 0, 0, EV_QUEUED, ax, lb, np.nan)
+            n_trace = _trace_row(trace_i, trace_f, n_trace, np.int64(0), np.int64(0), np.int64(EV_QUEUED),
+                                 np.int64(ax), lb, np.nan)
         have_cur = True
     while True:
         if n_heap + 3 > cap or (trace_on and n_trace + 3 > tcap):
@@ -310,7 +311,7 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
         thr = threshold(best, abs_err, rel_err)
         if max(lb, 0.0) >= thr:
             if trace_on:
-                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_DROPPED, -1, lb, np.nan)
+                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, np.int64(EV_DROPPED), np.int64(-1), lb, np.nan)
             if depth_first:  # this pair only
                 continue
             # the smallest bound left reaches the threshold: nothing left can improve
@@ -329,10 +330,10 @@ def distance_search(kind, depth_first, fresh, R, t, abs_err, rel_err, trace_on,
             if not best_f[0] < best:
                 counters[CNT_NO_GAIN] += 1
             if trace_on:
-                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_LEAF, -1, lb, leaf_min)
+                n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, np.int64(EV_LEAF), np.int64(-1), lb, leaf_min)
             continue
         if trace_on:
-            n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, EV_EXPANDED, -1, lb, np.nan)
+            n_trace = _trace_row(trace_i, trace_f, n_trace, a, b, np.int64(EV_EXPANDED), np.int64(-1), lb, np.nan)
         # the core's descend rule; SIZE is the last column of full and compact (AABB) rows alike
         split_a = descend_a(leaf_a, leaf_b, nfA[a, nfA.shape[1] - 1], nfB[b, nfB.shape[1] - 1])
         if split_a:

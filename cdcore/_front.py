@@ -606,11 +606,13 @@ def _sizes(meta, IA, IB, n_in):
     return h, trace_rows, pair_rows
 
 
-@njit(cache=True, inline='always')
+@pair_njit
 def _frame(plans, FA, IA, FB, IB, R, t, K, par, fr, mg, ring, meta, blk, call, side, n_in, da, db, mscale, kq):
     """The frame after the pose checks (module docstring), on the scratch block ``blk`` (R, t
     already in it; ``kq``: the k-DOP tables' slots before the sequence). Returns DONE_OK,
-    GROW (the front's slots) or MORE (the block)."""
+    GROW (the front's slots) or MORE (the block). Called, not inlined, by both entries (their
+    k-DOP bundles have one type): compiled once (inlined, each entry's copy cost ~8 s of the
+    cold compile), and one call per frame costs nothing measurable."""
     out = 1 - side
     A, B = trees(FA, IA, FB, IB)
     nA = A.ni.shape[0]

@@ -67,7 +67,7 @@ def build_kdop_tree(dirs, verts, faces, leaf_size, pad, split):
     sp += 1
     while sp > 0:
         sp -= 1
-        node = stack[sp]
+        node = np.int64(stack[sp])  # (the refit's loop index is int64: one signature of the node kernels)
         start = nodes_i[node, START]
         count = nodes_i[node, COUNT]
         fit_prims(slabs, node, proj, faces, prim_order, start, count, pad)
@@ -169,7 +169,7 @@ def refit_kdop(bvh, pad: float) -> None:
     """Exact refit of the slabs (and boxes/spheres) of a k-DOP ``BVH`` to its mesh's current
     vertices; the table data is marked stale and refreshed by ``ensure_table``."""
     kd = bvh.kdop
-    refit_kdop_tree(kd.dirs, bvh._nf, bvh._ni, bvh._po, bvh._v, bvh._f,
+    refit_kdop_tree(kd.dirs, bvh._nf, bvh._ni, bvh._po, _read_only(bvh._v), _read_only(bvh._f),
                     pad, kd.slabs)
     kd.scale = mesh_scale(bvh.mesh.vertices)
     kd.pad = pad
@@ -180,7 +180,16 @@ def ensure_table(bvh) -> None:
     """Fit the table-realignment data if a refit made it stale."""
     kd = bvh.kdop
     if not kd.table_valid:
-        _fit_table(kd, bvh._ni, bvh._po, bvh._v, bvh._f)
+        _fit_table(kd, bvh._ni, bvh._po, _read_only(bvh._v), _read_only(bvh._f))
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    """A read-only view: the build reads a ``Mesh``'s (read-only) arrays, and numba compiles a
+    kernel once per read-only-ness of its arguments, so the refit and the table fit pass their
+    pack's vertices and faces read-only too (one compiled signature of the node kernels)."""
+    v = a.view()
+    v.flags.writeable = False
+    return v
 
 
 def _fit_table(kd: KdopData, nodes_i, prim_order, vertices, faces) -> None:

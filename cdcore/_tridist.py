@@ -263,8 +263,8 @@ def _tri_dist(a0, a1, a2, b0, b1, b2):
 @njit(cache=True, fastmath=False)
 def _witness(a0, a1, a2, b0, b1, b2, best, P, Q):
     """Intersecting pair: distance 0 and the best witness (rare path, kept out of line)."""
-    best, P, Q = _edge_plane_witness(a0, a1, a2, b0, b1, b2, best, P, Q, False)
-    best, P, Q = _edge_plane_witness(b0, b1, b2, a0, a1, a2, best, P, Q, True)
+    best, P, Q = _edge_plane_witness(a0, a1, a2, b0, b1, b2, best, P, Q, np.bool_(False))
+    best, P, Q = _edge_plane_witness(b0, b1, b2, a0, a1, a2, best, P, Q, np.bool_(True))
     return 0.0, P, Q
 
 

@@ -91,6 +91,7 @@ class BVH:
         self._full_f = None  # AABB trees: nodes_f spelled out, made when first read
         self._tri_verts = None  # AABB trees: the faces in primitive order, made at the first refit
         self._split = None  # (threads, order, cuts) of a parallel refit (``refit_split``), made at the first
+        self._plan = None  # AABB trees: (threads, table, blocks, cuts) of the refit's sweep (``refit_plan``)
         self.depth = depth
         self.kdop = kdop  # k-DOP types: slabs and realignment data (cdcore.bv.kdop.KdopData)
         self._height = int(depth.max())
@@ -194,15 +195,24 @@ class BVH:
         out = np.empty(self._v.shape)
         split = self._parallel_split(parallel)
         if split is None:
-            code = refit_aabb(src, out, self._F, self._I, self._tri_verts)
+            plan = self._plan
+            if plan is None:  # any tree's plan serves a serial sweep: its blocks in order
+                plan = self._plan = (1, *refit_plan(self._ni, self._tri_verts, self._v.shape[0],
+                                                    np.array([[0, len(self._ni)]]), np.array([0, 1])))
+            code = refit_aabb(src, out, self._F, self._I, self._tri_verts, plan[1], plan[2])
         else:
             try:
+                plan = self._plan
+                if plan is None or plan[0] != split[0]:
+                    plan = self._plan = (split[0], *refit_plan(self._ni, self._tri_verts, self._v.shape[0], split[1],
+                                                               split[2]))
                 ro = src.view()  # read-only, as a Mesh's own vertices are: one compiled signature
                 ro.flags.writeable = False
-                code = refit_aabb_parts(ro, out, self._F, self._I, self._tri_verts, split[1], split[2])
+                code = refit_aabb_parts(ro, out, self._F, self._I, self._tri_verts, *plan[1:])
             finally:
                 _parallel_lock().release()
-        if code:  # the tree is untouched
+        if code:  # the node rows are untouched; the pack's vertices are put back (the mesh's own)
+            self._v[:] = self.mesh.vertices
             as_vertices(src)  # non-finite or out-of-range coordinates: raises, naming them
             raise ValueError("vertices: NaN, infinite or out-of-range coordinates")
         self.mesh = self.mesh._same_faces(out)
@@ -396,7 +406,7 @@ def _parallel_lock():
 
 def refit_split(ni, depth, n_parts: int):
     """The node sweep of a refit split for ``n_parts`` threads: ``(ranges, cuts)`` as
-    ``_build.refit_aabb_parts`` takes them (runs of consecutive ids; a pre-order tree's subtree
+    ``_build.refit_tree_parts`` and ``refit_plan`` take them (runs of consecutive ids; a pre-order tree's subtree
     is its root and one run of descendants). The largest subtree (by triangles, ``COUNT``) is
     replaced by its two children while it holds more than 1/(2 n_parts) of the triangles;
     the subtrees then go to the parts largest first, each to the part with the fewest
@@ -447,3 +457,70 @@ def refit_split(ni, depth, n_parts: int):
             ends = ids[np.concatenate([breaks - 1, [len(ids) - 1]])] + 1
             ranges.extend(zip(starts.tolist(), ends.tolist()))
     return np.array(ranges, dtype=np.int64).reshape(-1, 2), np.array(cuts[:n_parts + 1], dtype=np.int64)
+
+
+# node ids per block of a refit plan: a block's rows (56 KB) stay in cache from its leaves to its parents
+PLAN_BLOCK = 1024
+
+
+def refit_plan(ni, tri_verts, n_verts: int, ranges, cuts, block: int = PLAN_BLOCK):
+    """The AABB refit's node sweep as a table, made once per tree (``_build.refit_aabb``,
+    ``refit_aabb_parts``): ``(tab, blocks, bcuts)``.
+
+    The id ranges of ``refit_split``'s parts (``ranges``, ``cuts``; one part ``[[0, n]]``,
+    ``[0, 1]`` for a serial sweep) are cut, from their ends down, into blocks of ``block``
+    consecutive ids. In each block, ``tab`` (int32, 4 columns) lists its one-triangle leaves
+    ``[node, p, q, r]`` (the triangle's vertex ids: the leaf loop streams them instead of
+    reading the node's row and then its face), its leaves of several triangles
+    ``[node, start, count, 0]`` and its parents ``[node, left, right, 0]``, each kind by
+    decreasing id; ``blocks[b]`` (int64) holds the table rows where the block's three kinds
+    begin and where it ends. A parent's children have larger ids (``validate.check_structure``),
+    so they are in an earlier block or earlier in its own. ``bcuts`` (int64, P + 1): part p is
+    blocks ``bcuts[p]:bcuts[p + 1]``, the nodes above the parts ``bcuts[P]:``. The last row of
+    ``blocks`` is ``[n_nodes, n_verts, n_faces, len(tab)]``: the kernels refuse a plan made for
+    a tree of other sizes, and every id in ``tab`` is checked here against those sizes."""
+    ni = np.asarray(ni)
+    tri_verts = np.asarray(tri_verts)
+    n, m = len(ni), len(tri_verts)
+    n_parts = len(cuts) - 1
+    ids, win, bcuts = [], [], []
+    w = 0
+    for p in range(n_parts + 1):
+        bcuts.append(w)
+        rows = ranges[cuts[p]:cuts[p + 1]] if p < n_parts else ranges[cuts[n_parts]:]
+        for a, b in np.asarray(rows, dtype=np.int64).reshape(-1, 2)[::-1].tolist():
+            for hi in range(b, a, -block):
+                lo = max(a, hi - block)
+                ids.append(np.arange(hi - 1, lo - 1, -1))
+                win.append(np.full(hi - lo, w))
+                w += 1
+    ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.int64)
+    win = np.concatenate(win) if win else np.zeros(0, dtype=np.int64)
+    if len(ids) != n or (n and (ids.min() < 0 or ids.max() >= n or np.any(np.bincount(ids, minlength=n) != 1))):
+        raise ValueError("refit_plan: the ranges do not hold every node once")
+    left, right, start, count = (ni[ids, c].astype(np.int64) for c in (L.LEFT, L.RIGHT, L.START, L.COUNT))
+    leaf = left < 0
+    if (np.any(~leaf & ((left <= ids) | (right <= ids) | (left >= n) | (right >= n)))
+            or np.any(leaf & ((start < 0) | (count < 1) | (start + count > m)))
+            or (m and (tri_verts.min() < 0 or tri_verts.max() >= n_verts))):
+        raise ValueError("refit_plan: node ids or primitive ranges outside the tree")
+    kind = np.where(leaf, np.where(count == 1, 0, 1), 2)
+    order = np.argsort(win * 3 + kind, kind="stable")  # by block, then kind; decreasing ids within
+    ids, kind, left, right, start, count = (a[order] for a in (ids, kind, left, right, start, count))
+    tab = np.zeros((n, 4), dtype=np.int32)
+    tab[:, 0] = ids
+    one = kind == 0
+    tab[one, 1:] = tri_verts[start[one]]
+    several = kind == 1
+    tab[several, 1] = start[several]
+    tab[several, 2] = count[several]
+    inner = kind == 2
+    tab[inner, 1] = left[inner]
+    tab[inner, 2] = right[inner]
+    per = np.bincount(win[order] * 3 + kind, minlength=3 * w).reshape(w, 3)
+    ends = np.cumsum(per.ravel()).reshape(w, 3)
+    blocks = np.empty((w + 1, 4), dtype=np.int64)
+    blocks[:w, 0] = ends[:, 2] - per.sum(axis=1)
+    blocks[:w, 1:] = ends
+    blocks[w] = (n, n_verts, m, n)
+    return tab, blocks, np.array(bcuts, dtype=np.int64)

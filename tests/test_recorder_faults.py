@@ -219,3 +219,21 @@ def test_a_stale_last_scene_setting_falls_back_to_the_default(tmp_path, stale, c
     assert s.scene.name == DEFAULT_SCENE
     assert settings.value("last_scene") is None
     assert "cannot be opened" in capsys.readouterr().err
+
+
+def test_sidecar_rewrites_look_up_package_versions_once(tmp_path, monkeypatch):
+    """A running recording rewrites its sidecar every PROVISIONAL_EVERY seconds; the package
+    versions (importlib.metadata: tens of ms) are looked up once per recording, not per
+    rewrite (they were: a default argument of ``getattr`` evaluated every time)."""
+    from app.model import recorder as rec_mod
+    calls = []
+    real = rec_mod.versions
+    monkeypatch.setattr(rec_mod, "versions", lambda: calls.append(1) or real())
+    monkeypatch.setattr(rec_mod, "PROVISIONAL_EVERY", -1.0)  # every write rewrites the sidecar
+    r = Recorder(str(tmp_path / "run.csv"), {"scene": "x"})
+    for _ in range(5):
+        r.write({c: 1 for c in COLUMNS})
+    r.close()
+    assert len(calls) == 1
+    meta = json.loads((tmp_path / "run.json").read_text())
+    assert meta["versions"]["numpy"] and meta["rows"] == 5 and meta["complete"]

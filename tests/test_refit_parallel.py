@@ -1,4 +1,4 @@
-"""The threaded refit (``BVH.refit(parallel=...)``, ``bvh.refit_split``, ``_build.refit_aabb_parts``,
+"""The threaded refit (``BVH.refit(parallel=...)``, ``bvh.refit_split``, ``bvh.refit_plan``, ``_build.refit_aabb_parts``,
 ``_build.refit_tree_parts``): the same volumes, bit for bit, as the serial sweep, for every BV type
 and split rule; the split a partition of the nodes into closed subtrees with the nodes above them
 swept last."""
@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import cdcore
 from cdcore import _layout as L
-from cdcore.bvh import PARALLEL_REFIT_NODES, refit_split
+from cdcore.bvh import PARALLEL_REFIT_NODES, refit_plan, refit_split
 from cdcore.mesh import Mesh
 
 from tests.test_refit_aabb import meshes_and_deformations, reference_refit
@@ -85,18 +85,30 @@ def test_the_split_check_fails_on_a_wrong_split():
 
 def test_ranges_of_another_tree_are_refused():
     """A split that does not fit the tree raises instead of sweeping out of bounds."""
-    from cdcore._build import refit_aabb_parts, refit_tree_parts
+    from cdcore._build import refit_aabb, refit_aabb_parts, refit_tree_parts
     rng = np.random.default_rng(8)
     v = rng.normal(size=(30, 3))
     small = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(20, 3))), "aabb")
     small.refit(v, parallel=False)
     big = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(90, 3))), "aabb")
     ranges, cuts = refit_split(big.nodes_i, big.depth, 2)
+    big.refit(v, parallel=False)
+    plan = refit_plan(big.nodes_i, big._tri_verts, len(v), ranges, cuts)
     out = np.empty_like(v)
     ro = v.view()
     ro.flags.writeable = False  # as BVH.refit passes it (one compiled signature)
     with pytest.raises(ValueError, match="another tree"):
-        refit_aabb_parts(ro, out, small._F, small._I, small._tri_verts, ranges, cuts)
+        refit_aabb_parts(ro, out, small._F, small._I, small._tri_verts, *plan)
+    with pytest.raises(ValueError, match="another tree"):
+        refit_aabb(ro, out, small._F, small._I, small._tri_verts, *plan[:2])
+    tab, blocks, bcuts = plan
+    for bad in (bcuts[::-1].copy(), np.array([0, len(blocks)], dtype=np.int64)):  # cuts out of order, past the blocks
+        with pytest.raises(ValueError, match="another tree"):
+            refit_aabb_parts(ro, out, big._F, big._I, big._tri_verts, tab, blocks, bad)
+    short = blocks.copy()
+    short[0, 3] = len(tab) + 1  # a block past the table
+    with pytest.raises(ValueError, match="another tree"):
+        refit_aabb(ro, out, big._F, big._I, big._tri_verts, tab, short)
     obb = cdcore.build_bvh(Mesh(v, rng.integers(0, 30, size=(20, 3))), "obb")
     with pytest.raises(ValueError, match="another tree"):
         refit_tree_parts(obb.kind, obb._nf, obb._ni, obb._po, obb._v, obb._f, 1e-12, np.empty((2, 3, 3)),

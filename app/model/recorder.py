@@ -46,12 +46,14 @@ class Recorder:
         self.error: str | None = None   # the write error that stopped the recording
         self.stop_reason: str | None = None  # e.g. "interrupted (Ctrl-C)"
         self._good = 0  # bytes of complete rows on disk
+        # what every sidecar repeats, looked up once (package metadata: ~10-50 ms a lookup,
+        # and a running recording rewrites its sidecar every PROVISIONAL_EVERY seconds)
+        self._static = {"versions": versions(), "machine": machine()}
         try:
             self._fh = (opener or _open_raw)(self.path)
         except OSError as exc:
             raise RecorderError(f"cannot record to {self.path}: {exc.strerror or exc}") from None
         self._append(COLUMNS)
-        self._static = {"versions": versions(), "machine": machine()}
         self._provisional()  # a sidecar exists even if the process dies (Qt exits when its X server goes)
 
     @property
@@ -142,7 +144,7 @@ class Recorder:
                 "stopped": None if running else time.strftime("%Y-%m-%dT%H:%M:%S"),
                 "complete": not running and self.error is None and not self.stop_reason,
                 "error": self.error, "stop_reason": RUNNING if running else self.stop_reason,
-                "settings": self.settings, **getattr(self, "_static", {"versions": versions(), "machine": machine()})}
+                "settings": self.settings, **self._static}
         atomic_write_text(self.sidecar_path, json.dumps(meta, indent=1, default=str))
 
 

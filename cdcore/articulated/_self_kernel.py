@@ -620,14 +620,40 @@ def self_check(q, root, pbuf, out):
     return ST_OK
 
 
+@njit(cache=True, nogil=True)
+def _count_chunk(qs, root, fbuf, ibuf, lbuf, lo, hi, base, cc, wc, sc):
+    """Rows ``lo:hi`` of ``qs`` (one chunk of ``self_counts``) on the calling thread: per link
+    pair the colliding configurations into ``cc`` (L, L), the first one (plus ``base``) into
+    ``wc``; the first failing row's (status, row, joint/link) into ``sc`` (3,), and stop there.
+    A kernel of its own, not the body of ``self_counts``'s parallel loop: numba's parallel
+    passes analyse every statement of a ``prange`` body (array expressions there become nested
+    parallel loops), and with this body inline ``self_counts`` took ~50 s of the cold compile."""
+    poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
+    for f in range(lo, hi):
+        hits[:] = False
+        status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand, hits)
+        if status != ST_OK:
+            sc[0] = status
+            sc[1] = f + base
+            sc[2] = bad
+            return
+        for k in range(n):
+            if hits[k]:
+                i = cand[k, 0]
+                j = cand[k, 1]
+                cc[i, j] += 1
+                if wc[i, j] < 0:
+                    wc[i, j] = f + base
+
+
 @njit(cache=True, nogil=True, parallel=True)
 def self_counts(qs, root, pbuf, n_chunks, base):
     """Self-collision of every configuration row of ``qs`` (F, n_dofs), in ``n_chunks``
-    contiguous chunks run in parallel. Returns (counts (L, L) int64: configurations in which
-    link pair (i < j) collides, upper triangle; witness (L, L) int64: the first such row
-    plus ``base``, -1 if none; status (3,) int64: the first failing row's status, row, and
-    joint/link, status 0 if none). Counts are summed per chunk, then over chunks in chunk
-    order: the result does not depend on the number of threads or chunks."""
+    contiguous chunks run in parallel (``_count_chunk``). Returns (counts (L, L) int64:
+    configurations in which link pair (i < j) collides, upper triangle; witness (L, L) int64:
+    the first such row plus ``base``, -1 if none; status (3,) int64: the first failing row's
+    status, row, and joint/link, status 0 if none). Counts are summed per chunk, then over
+    chunks in chunk order: the result does not depend on the number of threads or chunks."""
     fbuf, ibuf, lbuf = unpack(pbuf)
     F = qs.shape[0]
     L = lbuf[LB_DIMS + 1]
@@ -635,27 +661,8 @@ def self_counts(qs, root, pbuf, n_chunks, base):
     witness_c = np.full((n_chunks, L, L), -1, dtype=np.int64)
     status_c = np.zeros((n_chunks, 3), dtype=np.int64)
     for c in prange(n_chunks):
-        lo = c * F // n_chunks
-        hi = (c + 1) * F // n_chunks
-        poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
-        cc = counts_c[c]
-        wc = witness_c[c]
-        for f in range(lo, hi):
-            hits[:] = False
-            status, n, bad = _query(f, qs, root, fbuf, ibuf, lbuf, poses, work, hnf, tstack, counters, cand,
-                                    hits)
-            if status != ST_OK:
-                status_c[c, 0] = status
-                status_c[c, 1] = f + base
-                status_c[c, 2] = bad
-                break
-            for k in range(n):
-                if hits[k]:
-                    i = cand[k, 0]
-                    j = cand[k, 1]
-                    cc[i, j] += 1
-                    if wc[i, j] < 0:
-                        wc[i, j] = f + base
+        _count_chunk(qs, root, fbuf, ibuf, lbuf, c * F // n_chunks, (c + 1) * F // n_chunks, base, counts_c[c],
+                     witness_c[c], status_c[c])
     counts = np.zeros((L, L), dtype=np.int64)
     witness = np.full((L, L), -1, dtype=np.int64)
     status = np.zeros(3, dtype=np.int64)

@@ -128,8 +128,8 @@ class ArticulatedBody:
             raise ValueError(f"q: expected shape (frames, {self.n_dofs}), got {q.shape}")
         if not np.all(np.isfinite(q)):
             raise ValueError("q: contains NaN or infinite joint angles")
-        if root_poses is None:
-            root_poses = np.broadcast_to(np.eye(4), (len(q), 4, 4))
+        if root_poses is None:  # (writable, as every caller's: one compiled signature of fk_frames)
+            root_poses = np.tile(np.eye(4), (len(q), 1, 1))
         root_poses = np.ascontiguousarray(root_poses, dtype=np.float64)
         if root_poses.shape != (len(q), 4, 4):
             raise ValueError(f"root_poses: expected shape ({len(q)}, 4, 4), got {root_poses.shape}")
@@ -142,9 +142,11 @@ class ArticulatedBody:
         """Concatenate the links' mesh hierarchies; slices by the offsets give each link's
         arrays with its own local indices."""
         b = self.bvhs
-        self.node_off = np.cumsum([0] + [x.n_nodes for x in b]).astype(np.int64)
-        self.prim_off = np.cumsum([0] + [x.mesh.n_faces for x in b]).astype(np.int64)
-        self.vert_off = np.cumsum([0] + [x.mesh.n_vertices for x in b]).astype(np.int64)
+        # int32, as in the fused self-collision kernel's packed buffer: the kernels they reach
+        # (exact queries, hierarchy update) then have one compiled signature (issue 15)
+        self.node_off = np.cumsum([0] + [x.n_nodes for x in b]).astype(np.int32)
+        self.prim_off = np.cumsum([0] + [x.mesh.n_faces for x in b]).astype(np.int32)
+        self.vert_off = np.cumsum([0] + [x.mesh.n_vertices for x in b]).astype(np.int32)
         self.nodes_f = np.ascontiguousarray(np.vstack([x.nodes_f for x in b]))
         self.nodes_i = np.ascontiguousarray(np.vstack([x.nodes_i for x in b]))
         self.prim_order = np.ascontiguousarray(np.concatenate([x.prim_order for x in b]))

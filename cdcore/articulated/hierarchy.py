@@ -350,13 +350,13 @@ def update_nodes(method, poses, nodes_i, link_order, joint_link, leaf_of_link,
                 for k in range(st, st + nodes_i[node, COUNT]):
                     boxes[nb] = leaf_of_link[link_order[k]]
                     nb += 1
-                _fit_axes_to_boxes(nf, node, boxes, nb, A)
+                _fit_axes_to_boxes(nf, node, boxes, np.int64(nb), A)
             else:
                 j = joint_link[node]
                 _cab_axes(nf, left, right, poses[j, 0, 3], poses[j, 1, 3], poses[j, 2, 3], A, method == 4)
                 boxes[0] = left
                 boxes[1] = right
-                _fit_axes_to_boxes(nf, node, boxes, 2, A)
+                _fit_axes_to_boxes(nf, node, boxes, np.int64(2), A)
         # bounding sphere of the box (for the sphere tests) and the descend size
         e0, e1, e2 = nf[node, E0], nf[node, E0 + 1], nf[node, E0 + 2]
         nf[node, S0] = nf[node, C0]

@@ -39,8 +39,8 @@ class PrimPack(NamedTuple):
     kind: np.ndarray      # (P,) int32
     size: np.ndarray      # (P, 3)
     local: np.ndarray     # (P, 4, 4) pose in the link frame
-    link_off: np.ndarray  # (L + 1,) int64: link i's primitives are link_off[i]:link_off[i+1]
-    vert_off: np.ndarray  # (P + 1,) int64 rows of verts (convex)
+    link_off: np.ndarray  # (L + 1,) int32: link i's primitives are link_off[i]:link_off[i+1]
+    vert_off: np.ndarray  # (P + 1,) int32 rows of verts (convex)
     verts: np.ndarray     # (V, 3)
     box_c: np.ndarray     # (P, 3) bounding box centre in the primitive frame
     box_e: np.ndarray     # (P, 3) its half extents
@@ -55,7 +55,9 @@ class RealPack(NamedTuple):
     node_off: np.ndarray
     prim_off: np.ndarray
     vert_off: np.ndarray
-    has_real: np.ndarray  # (L,) bool
+    has_real: np.ndarray  # (L,) int32: 1 when the link has real triangles
+    # (the offsets and has_real are int32 here as in the fused kernel's packed buffer, so that the
+    # kernels both reach have one compiled signature)
     max_height: int
     kind: int
 
@@ -82,13 +84,13 @@ def link_mesh(prims, real) -> Mesh:
 
 def pack_prims(link_prims) -> PrimPack:
     flat = [p for ps in link_prims for p in ps]
-    link_off = np.cumsum([0] + [len(ps) for ps in link_prims]).astype(np.int64)
+    link_off = np.cumsum([0] + [len(ps) for ps in link_prims]).astype(np.int32)
     P = len(flat)
     kind = np.array([p.code for p in flat], dtype=np.int32).reshape(P)
     size = np.array([p.size for p in flat], dtype=np.float64).reshape(P, 3)
     local = np.array([p.pose for p in flat], dtype=np.float64).reshape(P, 4, 4)
     counts = [0 if p.vertices is None else len(p.vertices) for p in flat]
-    vert_off = np.cumsum([0] + counts).astype(np.int64)
+    vert_off = np.cumsum([0] + counts).astype(np.int32)
     vs = [p.vertices for p in flat if p.vertices is not None]
     verts = np.ascontiguousarray(np.vstack(vs)) if vs else np.zeros((1, 3))
     boxes = [local_box(p) for p in flat]
@@ -100,12 +102,12 @@ def pack_prims(link_prims) -> PrimPack:
 def pack_real(real_meshes, mesh_bv: str) -> RealPack:
     """Hierarchies over each link's real triangles (a placeholder triangle, never queried,
     for links without any)."""
-    has = np.array([m is not None for m in real_meshes], dtype=bool)
+    has = np.array([m is not None for m in real_meshes], dtype=np.int32)
     bvhs = [build_bvh(m if m is not None else Mesh(np.zeros((3, 3)), np.array([[0, 1, 2]])), mesh_bv)
             for m in real_meshes]
-    node_off = np.cumsum([0] + [b.n_nodes for b in bvhs]).astype(np.int64)
-    prim_off = np.cumsum([0] + [b.mesh.n_faces for b in bvhs]).astype(np.int64)
-    vert_off = np.cumsum([0] + [b.mesh.n_vertices for b in bvhs]).astype(np.int64)
+    node_off = np.cumsum([0] + [b.n_nodes for b in bvhs]).astype(np.int32)
+    prim_off = np.cumsum([0] + [b.mesh.n_faces for b in bvhs]).astype(np.int32)
+    vert_off = np.cumsum([0] + [b.mesh.n_vertices for b in bvhs]).astype(np.int32)
     return RealPack(np.ascontiguousarray(np.vstack([b.nodes_f for b in bvhs])),
                     np.ascontiguousarray(np.vstack([b.nodes_i for b in bvhs])),
                     np.ascontiguousarray(np.concatenate([b.prim_order for b in bvhs])),
@@ -130,10 +132,10 @@ def _packs(body):
     if prims is not None:
         return prims, body.real
     L = body.n_links
-    empty = PrimPack(np.zeros(0, np.int32), np.zeros((0, 3)), np.zeros((0, 4, 4)), np.zeros(L + 1, np.int64),
-                     np.zeros(1, np.int64), np.zeros((1, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
+    empty = PrimPack(np.zeros(0, np.int32), np.zeros((0, 3)), np.zeros((0, 4, 4)), np.zeros(L + 1, np.int32),
+                     np.zeros(1, np.int32), np.zeros((1, 3)), np.zeros((0, 3)), np.zeros((0, 3)))
     real = RealPack(body.nodes_f, body.nodes_i, body.prim_order, body.vertices, body.faces, body.node_off,
-                    body.prim_off, body.vert_off, np.ones(L, dtype=bool), body.max_height, body.bvhs[0].kind)
+                    body.prim_off, body.vert_off, np.ones(L, dtype=np.int32), body.max_height, body.bvhs[0].kind)
     return empty, real
 
 

@@ -138,8 +138,8 @@ class RobotBody(ArticulatedBody):
             raise ValueError(f"q: expected shape (frames, {self.n_dofs}), got {q.shape}")
         if not np.all(np.isfinite(q)):
             raise ValueError("q: contains NaN or infinite joint values")
-        if root_poses is None:
-            root_poses = np.broadcast_to(np.eye(4), (len(q), 4, 4))
+        if root_poses is None:  # (writable, as every caller's: one compiled signature of robot_fk)
+            root_poses = np.tile(np.eye(4), (len(q), 1, 1))
         root_poses = np.ascontiguousarray(root_poses, dtype=np.float64)
         if root_poses.shape != (len(q), 4, 4):
             raise ValueError(f"root_poses: expected shape ({len(q)}, 4, 4), got {root_poses.shape}")

@@ -576,8 +576,8 @@ class FclBench:
             ts = []
             for k in range(self.s.refits):
                 t0 = time.perf_counter()
-                # the tree's own pack and faces in primitive order (made by the first refit)
-                refit_aabb(vsets[k % 2], out, bvh._F, bvh._I, bvh._tri_verts)
+                # the tree's own pack, faces in primitive order and plan (made by the first refit)
+                refit_aabb(vsets[k % 2], out, bvh._F, bvh._I, bvh._tri_verts, *bvh._plan[1:3])
                 ts.append(time.perf_counter() - t0)
             return ts
 

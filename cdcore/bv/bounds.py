@@ -97,7 +97,7 @@ def box_bound(T, C, ea, eb, lb, axis, thr):
     g0 = abs(t0) - (a0 + b0 * m00 + b1 * m01 + b2 * m02)
     g1 = abs(t1) - (a1 + b0 * m10 + b1 * m11 + b2 * m12)
     g2 = abs(t2) - (a2 + b0 * m20 + b1 * m21 + b2 * m22)
-    lb, axis = _face_gaps(g0, g1, g2, lb, axis, 0, AXIS_FACES_A)
+    lb, axis = _face_gaps(g0, g1, g2, lb, axis, np.int64(0), np.int64(AXIS_FACES_A))
     # B's face normals, likewise
     s0 = t0 * c00 + t1 * c10 + t2 * c20
     s1 = t0 * c01 + t1 * c11 + t2 * c21
@@ -105,7 +105,7 @@ def box_bound(T, C, ea, eb, lb, axis, thr):
     g0 = abs(s0) - (b0 + a0 * m00 + a1 * m10 + a2 * m20)
     g1 = abs(s1) - (b1 + a0 * m01 + a1 * m11 + a2 * m21)
     g2 = abs(s2) - (b2 + a0 * m02 + a1 * m12 + a2 * m22)
-    lb, axis = _face_gaps(g0, g1, g2, lb, axis, 3, AXIS_FACES_B)
+    lb, axis = _face_gaps(g0, g1, g2, lb, axis, np.int64(3), np.int64(AXIS_FACES_B))
     if lb >= thr:
         return lb, axis
     # the centre line u = T / |T|: |T| - (sum a_k |u.a_k| + sum b_k |u.b_k|), where
@@ -123,27 +123,27 @@ def box_bound(T, C, ea, eb, lb, axis, thr):
                 return lb, axis
     # a_i x b_j: in A's box frame (0, -c2j, c1j), (c2j, 0, -c0j), (-c1j, c0j, 0)
     lb, axis = _edge_gap(t2 * c10 - t1 * c20, a1 * m20 + a2 * m10 + b1 * m02 + b2 * m01,
-                         c10 * c10 + c20 * c20, lb, axis, 6)
+                         c10 * c10 + c20 * c20, lb, axis, np.int64(6))
     lb, axis = _edge_gap(t2 * c11 - t1 * c21, a1 * m21 + a2 * m11 + b0 * m02 + b2 * m00,
-                         c11 * c11 + c21 * c21, lb, axis, 7)
+                         c11 * c11 + c21 * c21, lb, axis, np.int64(7))
     lb, axis = _edge_gap(t2 * c12 - t1 * c22, a1 * m22 + a2 * m12 + b0 * m01 + b1 * m00,
-                         c12 * c12 + c22 * c22, lb, axis, 8)
+                         c12 * c12 + c22 * c22, lb, axis, np.int64(8))
     if lb >= thr:
         return lb, axis
     lb, axis = _edge_gap(t0 * c20 - t2 * c00, a0 * m20 + a2 * m00 + b1 * m12 + b2 * m11,
-                         c00 * c00 + c20 * c20, lb, axis, 9)
+                         c00 * c00 + c20 * c20, lb, axis, np.int64(9))
     lb, axis = _edge_gap(t0 * c21 - t2 * c01, a0 * m21 + a2 * m01 + b0 * m12 + b2 * m10,
-                         c01 * c01 + c21 * c21, lb, axis, 10)
+                         c01 * c01 + c21 * c21, lb, axis, np.int64(10))
     lb, axis = _edge_gap(t0 * c22 - t2 * c02, a0 * m22 + a2 * m02 + b0 * m11 + b1 * m10,
-                         c02 * c02 + c22 * c22, lb, axis, 11)
+                         c02 * c02 + c22 * c22, lb, axis, np.int64(11))
     if lb >= thr:
         return lb, axis
     lb, axis = _edge_gap(t1 * c00 - t0 * c10, a0 * m10 + a1 * m00 + b1 * m22 + b2 * m21,
-                         c00 * c00 + c10 * c10, lb, axis, 12)
+                         c00 * c00 + c10 * c10, lb, axis, np.int64(12))
     lb, axis = _edge_gap(t1 * c01 - t0 * c11, a0 * m11 + a1 * m01 + b0 * m22 + b2 * m20,
-                         c01 * c01 + c11 * c11, lb, axis, 13)
+                         c01 * c01 + c11 * c11, lb, axis, np.int64(13))
     lb, axis = _edge_gap(t1 * c02 - t0 * c12, a0 * m12 + a1 * m02 + b0 * m21 + b1 * m20,
-                         c02 * c02 + c12 * c12, lb, axis, 14)
+                         c02 * c02 + c12 * c12, lb, axis, np.int64(14))
     return lb, axis
 
 
