@@ -44,7 +44,8 @@ def preload(imports=None, done=None, then=None) -> threading.Thread:
     outside the GIL); the app's own import of them then waits for this one (Python's
     per-module import lock). An error is left for that import to raise. ``done()`` is
     called on the worker when the imports are over (``--report-startup``'s phase line),
-    then ``then()`` (``Prebuild.run``: the scene named on the command line)."""
+    then ``then()`` if given (``app.__main__`` starts its scene build on a thread of its own
+    once the window has painted: ``Prebuild.start``)."""
     names = WARM_IMPORTS if imports is None else tuple(imports)
 
     def run():

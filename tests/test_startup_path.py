@@ -5,7 +5,11 @@ A warm start (numba's cache holds the kernels) imports the 3-D view's Qt-free li
 source of every module imported after it (0.4-0.6 s of CPU for those ~1,000 modules). It
 never imports pyvistaqt / qtpy (qtpy's star imports materialise every Qt class, ~0.5 s;
 the view is ``app.render.native_view``), nor the robots' self-collision kernel for a scene
-without a robot."""
+without a robot.
+
+Window first: the main window is mapped and painted (``MainWindow.first_painted``) before the
+scene starts building; the Timing dock's pyqtgraph plots are built after the first frame; a
+scene that fails to build still ends in its message (scripted) or a dialog (interactive)."""
 import json
 import os
 import subprocess
