@@ -1,8 +1,8 @@
 """Compiled self-collision of a URDF robot: forward kinematics, the articulation-hierarchy
 update, a self-traversal of that hierarchy (each node pair once) and the exact queries of the
 allowed overlapping link pairs, in one compiled call per configuration (``self_check``) or per
-batch of configurations (``self_counts``: the audit's kernel, counts per link pair summed in
-the kernel, configurations split over threads).
+batch of configurations (``_count_chunk``: the audit's kernel, counts per link pair summed in
+the kernel; the audit runs chunks of configurations on threads).
 
 The body's static arrays travel packed in three buffers (``fbuf`` float64, ``ibuf`` int32,
 ``lbuf`` int64; see ``SelfCollisionChecker``): unboxing ~40 arrays per call cost as much as
@@ -18,7 +18,7 @@ hierarchy and the mesh hierarchies consistent (the copy here used 1e-12, below t
 of world-frame products of metre-scale boxes far from the origin).
 """
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from .._core import descend_a
 from .._pairjit import pair_njit
@@ -622,12 +622,10 @@ def self_check(q, root, pbuf, out):
 
 @njit(cache=True, nogil=True)
 def _count_chunk(qs, root, fbuf, ibuf, lbuf, lo, hi, base, cc, wc, sc):
-    """Rows ``lo:hi`` of ``qs`` (one chunk of ``self_counts``) on the calling thread: per link
+    """Rows ``lo:hi`` of ``qs`` (one chunk of the audit) on the calling thread: per link
     pair the colliding configurations into ``cc`` (L, L), the first one (plus ``base``) into
     ``wc``; the first failing row's (status, row, joint/link) into ``sc`` (3,), and stop there.
-    A kernel of its own, not the body of ``self_counts``'s parallel loop: numba's parallel
-    passes analyse every statement of a ``prange`` body (array expressions there become nested
-    parallel loops), and with this body inline ``self_counts`` took ~50 s of the cold compile."""
+    ``audit.count_configurations`` runs the chunks on Python threads (``nogil``)."""
     poses, work, hnf, tstack, cand, hits, counters = _scratch(lbuf, lbuf[LB_DIMS + 19])
     for f in range(lo, hi):
         hits[:] = False
@@ -644,34 +642,3 @@ def _count_chunk(qs, root, fbuf, ibuf, lbuf, lo, hi, base, cc, wc, sc):
                 cc[i, j] += 1
                 if wc[i, j] < 0:
                     wc[i, j] = f + base
-
-
-@njit(cache=True, nogil=True, parallel=True)
-def self_counts(qs, root, pbuf, n_chunks, base):
-    """Self-collision of every configuration row of ``qs`` (F, n_dofs), in ``n_chunks``
-    contiguous chunks run in parallel (``_count_chunk``). Returns (counts (L, L) int64:
-    configurations in which link pair (i < j) collides, upper triangle; witness (L, L) int64:
-    the first such row plus ``base``, -1 if none; status (3,) int64: the first failing row's
-    status, row, and joint/link, status 0 if none). Counts are summed per chunk, then over
-    chunks in chunk order: the result does not depend on the number of threads or chunks."""
-    fbuf, ibuf, lbuf = unpack(pbuf)
-    F = qs.shape[0]
-    L = lbuf[LB_DIMS + 1]
-    counts_c = np.zeros((n_chunks, L, L), dtype=np.int64)
-    witness_c = np.full((n_chunks, L, L), -1, dtype=np.int64)
-    status_c = np.zeros((n_chunks, 3), dtype=np.int64)
-    for c in prange(n_chunks):
-        _count_chunk(qs, root, fbuf, ibuf, lbuf, c * F // n_chunks, (c + 1) * F // n_chunks, base, counts_c[c],
-                     witness_c[c], status_c[c])
-    counts = np.zeros((L, L), dtype=np.int64)
-    witness = np.full((L, L), -1, dtype=np.int64)
-    status = np.zeros(3, dtype=np.int64)
-    for c in range(n_chunks):
-        for i in range(L):
-            for j in range(L):
-                counts[i, j] += counts_c[c, i, j]
-                if witness[i, j] < 0:
-                    witness[i, j] = witness_c[c, i, j]
-        if status[0] == 0 and status_c[c, 0] != 0:
-            status[:] = status_c[c]
-    return counts, witness, status

@@ -20,8 +20,9 @@ pairs it leaves enabled that never collide (wasted checks) and enabled pairs tha
 collide (every query reports them). ``default`` pairs that are not ``always`` are flagged
 too: MoveIt disables them, yet they collide only near the default pose.
 
-The counting kernel (``_self_kernel.self_counts``) runs many configurations per compiled
-call on numba's threads and sums the per-pair counts inside the kernel; ``client`` runs the
+The counting kernel (``_self_kernel._count_chunk``) runs a chunk of configurations per
+compiled call, chunks on Python threads (it releases the GIL), and sums the per-pair counts
+inside the kernel; ``client`` runs the
 chunks on dask.distributed (``cdcore.sweep``) with identical counts: configurations are
 generated per chunk from (seed, chunk index), independently of where the chunk runs.
 """
@@ -289,12 +290,45 @@ def run_chunk(plan: AuditPlan, c: int, threads: bool = True):
 
 
 def count_configurations(plan, qs, base, threads=True):
-    from ..collide import _PARALLEL, n_chunks
-    from ._self_kernel import self_counts
+    """Counts of the configuration rows ``qs`` (F, n_dofs) (row r is configuration
+    ``base + r``): (counts (L, L): configurations in which link pair (i < j) collides, upper
+    triangle; witness (L, L): the first such configuration, -1 if none; status (3,): the first
+    failing row's status, configuration and joint/link, status 0 if none), int64.
+
+    The rows are cut into contiguous chunks (a few per thread) counted by the compiled
+    ``_self_kernel._count_chunk``, which releases the GIL: on Python threads (numba's parallel
+    layer would compile a wrapper that re-optimises the whole self-collision pipeline, ~35 s of
+    the cold compile, and spins its workers). Chunks are summed in chunk order, so the result
+    does not depend on the number of threads or chunks."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..collide import n_chunks
+    from ._self_kernel import LB_DIMS, _count_chunk, unpack
     qs = np.ascontiguousarray(qs, dtype=np.float64)
     root = np.eye(4)[None].copy()
-    with _PARALLEL:
-        return self_counts(qs, root, plan.pbuf, n_chunks(len(qs), threads), int(base))
+    fbuf, ibuf, lbuf = unpack.py_func(plan.pbuf)
+    F = len(qs)
+    n = n_chunks(F, threads)
+    L = int(lbuf[LB_DIMS + 1])  # links
+    counts = np.zeros((n, L, L), dtype=np.int64)
+    witness = np.full((n, L, L), -1, dtype=np.int64)
+    status = np.zeros((n, 3), dtype=np.int64)
+
+    def run(c):
+        _count_chunk(qs, root, fbuf, ibuf, lbuf, c * F // n, (c + 1) * F // n, np.int64(base), counts[c],
+                     witness[c], status[c])
+
+    if n == 1:
+        run(0)
+    else:
+        import numba
+        with ThreadPoolExecutor(max_workers=min(n, numba.get_num_threads())) as pool:
+            list(pool.map(run, range(n)))  # (re-raises a chunk's error)
+    w = witness[0].copy()
+    for c in range(1, n):  # the first witness in chunk order, i.e. the lowest configuration
+        w = np.where(w < 0, witness[c], w)
+    failed = np.flatnonzero(status[:, 0])
+    return counts.sum(axis=0), w, (status[failed[0]].copy() if len(failed) else np.zeros(3, dtype=np.int64))
 
 
 def make_plan(robot, samples=None, configurations=None, seed=0, poses=None, include_default=True,

@@ -302,7 +302,7 @@ def _raise_status(body, status, where, q):
 
 
 class _Fused(NamedTuple):
-    """The static arrays of a URDF body packed for ``self_check`` / ``self_counts``
+    """The static arrays of a URDF body packed for ``self_check`` / ``_count_chunk``
     (``pbuf``: the three buffers in one array, ``_self_kernel.pack``)."""
     fbuf: np.ndarray
     ibuf: np.ndarray
