@@ -158,7 +158,11 @@ def mesh_scale(vertices: np.ndarray) -> float:
 
 def build_kdop_arrays(bv: str, vertices, faces, leaf_size: int, pad: float, split: int = 0):
     """(nodes_f, nodes_i, prim_order, depth, KdopData) of a new k-DOP hierarchy; the table
-    data is fitted right away."""
+    data is fitted right away. The kernels get writable copies of ``vertices`` and ``faces`` (a
+    ``Mesh``'s are read-only): numba compiles a kernel once per read-only-ness of its
+    arguments, and the refit, the table fit and the other builders pass writable pack arrays."""
+    vertices = np.array(vertices, dtype=np.float64, order="C")
+    faces = np.array(faces, dtype=np.int32, order="C")
     nf, ni, order, depth, slabs = build_kdop_tree(KDOP_DIRS[bv], vertices, faces, leaf_size, pad, split)
     kd = KdopData(bv, slabs, mesh_scale(vertices), pad)
     _fit_table(kd, ni, order, vertices, faces)
@@ -169,7 +173,7 @@ def refit_kdop(bvh, pad: float) -> None:
     """Exact refit of the slabs (and boxes/spheres) of a k-DOP ``BVH`` to its mesh's current
     vertices; the table data is marked stale and refreshed by ``ensure_table``."""
     kd = bvh.kdop
-    refit_kdop_tree(kd.dirs, bvh._nf, bvh._ni, bvh._po, _read_only(bvh._v), _read_only(bvh._f),
+    refit_kdop_tree(kd.dirs, bvh._nf, bvh._ni, bvh._po, bvh._v, bvh._f,
                     pad, kd.slabs)
     kd.scale = mesh_scale(bvh.mesh.vertices)
     kd.pad = pad
@@ -180,16 +184,7 @@ def ensure_table(bvh) -> None:
     """Fit the table-realignment data if a refit made it stale."""
     kd = bvh.kdop
     if not kd.table_valid:
-        _fit_table(kd, bvh._ni, bvh._po, _read_only(bvh._v), _read_only(bvh._f))
-
-
-def _read_only(a: np.ndarray) -> np.ndarray:
-    """A read-only view: the build reads a ``Mesh``'s (read-only) arrays, and numba compiles a
-    kernel once per read-only-ness of its arguments, so the refit and the table fit pass their
-    pack's vertices and faces read-only too (one compiled signature of the node kernels)."""
-    v = a.view()
-    v.flags.writeable = False
-    return v
+        _fit_table(kd, bvh._ni, bvh._po, bvh._v, bvh._f)
 
 
 def _fit_table(kd: KdopData, nodes_i, prim_order, vertices, faces) -> None:

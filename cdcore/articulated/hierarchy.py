@@ -293,6 +293,7 @@ def update_nodes(method, poses, nodes_i, link_order, joint_link, leaf_of_link,
     reverse loop over the nodes (children after parents)."""
     n = nodes_i.shape[0]
     A = np.empty((3, 3))
+    eig_work = np.empty((2, 3, 3))  # sym_eig3's scratch (passed: one signature, no allocation per node)
     boxes = np.empty(poses.shape[0], dtype=np.int64)
     wm = np.zeros((poses.shape[0], 10))
     if method == 2:  # world-frame surface moments per link, for the covariance
@@ -345,7 +346,7 @@ def update_nodes(method, poses, nodes_i, link_order, joint_link, leaf_of_link,
                 w = s[0]
                 mx, my, mz = s[1] / w, s[2] / w, s[3] / w
                 sym_eig3(s[4] / w - mx * mx, s[5] / w - mx * my, s[6] / w - mx * mz,
-                         s[7] / w - my * my, s[8] / w - my * mz, s[9] / w - mz * mz, A)
+                         s[7] / w - my * my, s[8] / w - my * mz, s[9] / w - mz * mz, A, eig_work)
                 nb = 0
                 for k in range(st, st + nodes_i[node, COUNT]):
                     boxes[nb] = leaf_of_link[link_order[k]]
