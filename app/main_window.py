@@ -793,6 +793,7 @@ class MainWindow(QtWidgets.QMainWindow):
         text = f"Loading {self._load_label(ref)} …"
         self.hud.set_busy(text)
         self.statusBar().showMessage(text)
+        self.scene_panel.show_pending(ref)
 
     def run_busy(self, message: str, fn):
         """``fn()`` on a worker thread; meanwhile the 3-D view and the status bar show
