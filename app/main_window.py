@@ -557,22 +557,22 @@ class MainWindow(QtWidgets.QMainWindow):
         QtCore.QTimer.singleShot(0, self._hide_stray_tab_bars)
 
     def _hide_stray_tab_bars(self):
-        """Qt 6.11 leaves a second, stale tab bar of a tabified dock group painted at the
-        group's pre-layout place (reproduced with a bare QMainWindow, once two groups are
-        tabified): hide a tab bar that does not touch the docks it names."""
+        """Qt 6.11 leaves stale tab bars of tabified dock groups painted at a group's
+        pre-layout place (reproduced with a bare QMainWindow, once two groups are tabified): a
+        second bar with the group's titles, or the bar of the group as it was while the docks
+        were being added (its first titles only: "Timing | Compare" over the 3-D view, the full
+        group's bar below its docks). Hide a bar whose titles are all on another visible bar
+        and that does not sit under the docks it names (tabs are South)."""
         docks = {d.windowTitle(): d for d in self.findChildren(QtWidgets.QDockWidget)}
-        groups = {}
-        for bar in self.findChildren(QtWidgets.QTabBar, options=QtCore.Qt.FindChildOption.FindDirectChildrenOnly):
-            if bar.isVisible():
-                groups.setdefault(tuple(bar.tabText(i) for i in range(bar.count())), []).append(bar)
-        for titles, bars in groups.items():
-            rects = [docks[t].geometry() for t in titles if t in docks and docks[t].isVisible()]
-            if len(bars) < 2 or not rects:
+        direct = QtCore.Qt.FindChildOption.FindDirectChildrenOnly
+        bars = [(bar, tuple(bar.tabText(i) for i in range(bar.count())))
+                for bar in self.findChildren(QtWidgets.QTabBar, options=direct) if bar.isVisible()]
+        for bar, titles in bars:
+            if not any(other is not bar and set(titles) <= set(others) for other, others in bars):
                 continue
-            bottom = max(r.bottom() for r in rects)  # tabs sit under their docks (South)
-            for bar in bars:
-                if abs(bar.geometry().top() - bottom) > 8:
-                    bar.hide()
+            rects = [docks[t].geometry() for t in titles if t in docks and docks[t].isVisible()]
+            if rects and abs(bar.geometry().top() - max(r.bottom() for r in rects)) > 8:
+                bar.hide()
 
     def _camera_actions(self):
         tb = self.toolbar
@@ -793,6 +793,7 @@ class MainWindow(QtWidgets.QMainWindow):
         text = f"Loading {self._load_label(ref)} …"
         self.hud.set_busy(text)
         self.statusBar().showMessage(text)
+        self.scene_panel.show_pending(ref)
 
     def run_busy(self, message: str, fn):
         """``fn()`` on a worker thread; meanwhile the 3-D view and the status bar show

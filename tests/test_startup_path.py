@@ -202,7 +202,8 @@ from app import main_window
 _painted = main_window.MainWindow._painted
 def painted(self, when):
     sys.stdout.write(f"AT-PAINT busy={self.hud.busy.GetVisibility()} status={self.statusBar().currentMessage()!r} "
-                     f"scene={self.session.scene is not None}\\n"); sys.stdout.flush()
+                     f"scene={self.session.scene is not None} combo={self.scene_panel.scene_box.currentText()!r}\\n")
+    sys.stdout.flush()
     _painted(self, when)
 main_window.MainWindow._painted = painted
 _lazy = main_window.MainWindow._lazy_panel
@@ -249,6 +250,8 @@ def test_the_scene_builds_once_the_window_has_painted(tmp_path):
     # the first window says what it loads, in the view and in the status bar
     assert "AT-PAINT busy=1 status='Loading chains-6to1 …'" in out.stdout, out.stdout
     assert "scene=False" in out.stdout
+    # and its Scene picker shows the scene loading (it showed the list's first entry)
+    assert "combo='chains-6to1'" in out.stdout, out.stdout
     assert m["scene-prebuilt"] <= m["scene-built"] <= m["first-window"], m
     # the Timing plots (pyqtgraph) are built after the first frame: they would delay it
     assert m["first-window"] <= m["timing-built"], m

@@ -101,6 +101,17 @@ class ScenePanel(QtWidgets.QWidget):
         else:
             self._guard("Load scene", self.session.load_ref, ref)
 
+    def show_pending(self, ref: dict) -> None:
+        """The Scene picker shows the built-in scene ``ref`` names while it loads (the first
+        window is up before its scene is built; it showed the list's first entry). No signal:
+        nothing is loaded by this; ``sync`` shows the session's scene once it is in."""
+        name = ref.get("scene")
+        i = self.scene_box.findText(name) if name else -1
+        if i >= 0:
+            self.scene_box.blockSignals(True)
+            self.scene_box.setCurrentIndex(i)
+            self.scene_box.blockSignals(False)
+
     def sync(self):
         """Show the session's state (no signals are re-emitted)."""
         s = self.session
