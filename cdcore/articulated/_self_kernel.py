@@ -306,7 +306,7 @@ def _closed_pair(i, j, pk, plo, hreal):
         return False
     for p in range(plo[i], plo[i + 1]):
         for q in range(plo[j], plo[j + 1]):
-            if not has_closed_form(pk[p], pk[q]):
+            if not has_closed_form(np.int64(pk[p]), np.int64(pk[q])):
                 return False
     return True
 
@@ -341,7 +341,7 @@ def _prims_closed(n, P, cand, hits, fbuf, ibuf, lbuf, work):
             _mul(P[i], ploc[p], wa)
             for q in range(plo[j], plo[j + 1]):
                 _mul(P[j], ploc[q], wb)
-                if closed_form_hit(pk[p], psz[p], wa, pk[q], psz[q], wb):
+                if closed_form_hit(np.int64(pk[p]), psz[p], wa, np.int64(pk[q]), psz[q], wb):
                     hit = True
                     break
         hits[k] = hit
