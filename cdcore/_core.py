@@ -234,9 +234,16 @@ def _make_walk(mode):
     numba's IR level; numba re-derives and copies an inlined callee's IR at every call site,
     and copying this loop -- its tests inlined -- four times was ~60 % of the engine's cold
     compile. As four closures each family is typed, lowered and optimised once, on a
-    function a quarter of the size; numba's cache keys a closure by its constants.)"""
+    function a quarter of the size.)
 
-    @pair_njit(nogil=True)
+    Each closure is named for its family before it is compiled, which gives it a cache file
+    of its own (numba names the file by qualified name and line). In one shared file the
+    four were entries of one index, and numba's index is not safe when two processes save
+    different entries at once (the warm-up's two parts, a test's child processes): both
+    take the next free data file, the last writer's code wins, and the other entry then
+    names a file holding another family's loop. A later process loaded it silently (a dask
+    worker's sweep answered "no contact" for every pose: the fresh clone's CI failure)."""
+
     def walk(plan, R, t, A, B, K, buf):
         kind = plan[P_KIND]
         test = plan[P_TEST]
@@ -394,9 +401,11 @@ def _make_walk(mode):
         state[ST_TRACE] = n_trace
         return status
 
-    return walk
+    walk.__qualname__ = walk.__name__ = f"walk_{_MODE_NAMES[mode]}"
+    return pair_njit(nogil=True)(walk)
 
 
+_MODE_NAMES = {MODE_AABB: "aabb", MODE_OBB: "obb", MODE_SPHERES: "spheres", MODE_KDOP: "kdop"}
 _walk_aabb = _make_walk(MODE_AABB)
 _walk_obb = _make_walk(MODE_OBB)
 _walk_spheres = _make_walk(MODE_SPHERES)

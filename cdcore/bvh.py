@@ -99,6 +99,22 @@ class BVH:
         # leaf and the height the kernels read from the pack's header
         self._leaf_cap, self._stack_h = int(I[H_LEAF_CAP]), int(I[H_HEIGHT])
 
+    # ---- pickling (dask workers, process pools) ------------------------------------
+    def __getstate__(self):
+        # the pack and what cannot be derived from it; its views, caches and refit plans are
+        # remade on arrival (pickled one by one, the views would be copies a refit misses)
+        return {"mesh": self.mesh, "bv": self.bv, "leaf_size": self.leaf_size, "split": self.split,
+                "F": self._F, "I": self._I, "depth": self.depth, "kdop": self.kdop}
+
+    def __setstate__(self, state):
+        self.mesh, self.bv, self.leaf_size, self.split = state["mesh"], state["bv"], state["leaf_size"], state["split"]
+        self.kind = BV_TYPES[self.bv].kind
+        # writable copies: a buffer received from another process (dask's zero-copy frames) is
+        # read-only, and the kernels are compiled for writable packs only (one signature each);
+        # the checks of ``BVH(...)`` are not repeated: the sender's tree passed them
+        F, I = (np.array(state[k], copy=True) for k in ("F", "I"))
+        self._set_pack(F, I, np.array(state["depth"], copy=True), state["kdop"])
+
     # ---- construction -------------------------------------------------------------
     @classmethod
     def build(cls, mesh: Mesh, bv: str = "aabb", leaf_size: int = 1, split: str = "median") -> "BVH":

@@ -232,11 +232,13 @@ _F8 = np.dtype(np.float64)
 
 
 def pose_arg(pose, name):
-    """A pose ready for a kernel: float64 C-contiguous (4, 4) arrays pass as they are (the
-    kernel checks them: ``_core.pose_status``), others are converted and checked here."""
+    """A pose ready for a kernel: float64 C-contiguous writable (4, 4) arrays pass as they are
+    (the kernel checks them: ``_core.pose_status``), others are converted and checked here
+    (``flags.carray``: C-contiguous, aligned and writable; a read-only pose would compile the
+    kernels again)."""
     if pose is None:
         return _EYE
-    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.c_contiguous:
+    if type(pose) is np.ndarray and pose.dtype == _F8 and pose.shape == (4, 4) and pose.flags.carray:
         return pose
     return as_pose(pose, name)
 

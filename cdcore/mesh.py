@@ -117,6 +117,17 @@ class Mesh:
         object.__setattr__(self, "vertices", v)
         object.__setattr__(self, "faces", f)
 
+    def __setstate__(self, state):
+        # unpickled arrays are the read-only C float64 / int32 ones of ``__post_init__`` again
+        # (pickle restores them writable, or read-only in a received buffer): one signature
+        v = np.ascontiguousarray(state["vertices"], dtype=np.float64)
+        f = np.ascontiguousarray(state["faces"], dtype=np.int32)
+        v.flags.writeable = False
+        f.flags.writeable = False
+        object.__setattr__(self, "vertices", v)
+        object.__setattr__(self, "faces", f)
+        object.__setattr__(self, "name", state.get("name", "mesh"))
+
     @property
     def n_vertices(self) -> int:
         return self.vertices.shape[0]

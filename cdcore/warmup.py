@@ -62,6 +62,9 @@ def _steps(part=None):
                     fc.collide(None, linked)
                     cdcore.collide_batch(b, b, poses, test=test, realign=realign)
                     cdcore.collide_batch(b, b, poses[:2], test=test, realign=realign, parallel=False)
+                if realign:  # the stepper's realigned interval of a node (app.model.stepper)
+                    from cdcore.realign import realign_kdop
+                    realign_kdop(b, 0, linked[:3, :3], linked[:3, 3], realign)
         return run
 
     def distance_steps(bv):
@@ -91,6 +94,10 @@ def _steps(part=None):
         b = cdcore.build_bvh(torus, bv="aabb")
         cdcore.collide(b, None, b, linked, geometry=True)
         cdcore.collide(b, None, b, linked @ np.diag([1.0, 1.2, 1.0, 1.0]), geometry=True)  # scaled pose
+        # the linked tori do not touch, so ``collide`` computed no geometry: one pair directly
+        # (the app's contacts of every frame with a hit; any pair is valid input)
+        from cdcore.contacts import geometry_arrays
+        geometry_arrays(torus, np.eye(4), torus, linked, np.array([[0, 1]]))
         from cdcore._tridist import tri_tri_distance  # witness checks and the cross-check's pair distances
         tri_tri_distance(*(np.ascontiguousarray(v, dtype=np.float64) for v in np.eye(3)), *np.eye(3) + 2.0)
 
@@ -264,8 +271,9 @@ def cached_signatures(roots) -> dict[str, int]:
             except Exception:  # another numba's or a damaged index: numba ignores it too
                 continue
             name = os.path.basename(path).split("-")[0]  # "module.function-LINE.pyXY.nbi"
-            # a key is (signature, target, (bytecode hash, closure-constants hash)): the closures
-            # one factory makes (``_core._make_walk``) share an index file, one function each
+            # a key is (signature, target, (bytecode hash, closure-constants hash)): closures one
+            # factory makes share an index file, one function each, unless renamed first (as
+            # ``_core._make_walk`` does: a shared index is unsafe between processes)
             per_function: dict = {}
             for key in overloads:
                 code = key[2] if isinstance(key, tuple) and len(key) > 2 else None

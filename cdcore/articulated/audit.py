@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..transforms import writable_f64
 from .selfcollision import SelfCollisionChecker, link_names, pair_mask
 
 #: configurations per chunk (the unit of work of a thread batch or a dask task); part of the
@@ -304,9 +305,10 @@ def count_configurations(plan, qs, base, threads=True):
 
     from ..collide import n_chunks
     from ._self_kernel import LB_DIMS, _count_chunk, unpack
-    qs = np.ascontiguousarray(qs, dtype=np.float64)
+    qs = writable_f64(qs)
     root = np.eye(4)[None].copy()
-    fbuf, ibuf, lbuf = unpack.py_func(plan.pbuf)
+    pbuf = plan.pbuf if plan.pbuf.flags.writeable else plan.pbuf.copy()  # a worker's received buffer
+    fbuf, ibuf, lbuf = unpack.py_func(pbuf)
     F = len(qs)
     n = n_chunks(F, threads)
     L = int(lbuf[LB_DIMS + 1])  # links

@@ -9,7 +9,8 @@ from .._layout import C0, E0, N_FCOLS, R0
 from ..bvh import BVH, build_bvh
 from ..bv.obb import triangle_moments
 from ..mesh import Mesh
-from ..transforms import as_pose
+from .._arrival import WritableOnArrival
+from ..transforms import as_pose, writable_f64
 from ._fk import fk_frames
 
 
@@ -40,7 +41,7 @@ class Link:
     limits: tuple = (-np.pi, np.pi)
 
 
-class ArticulatedBody:
+class ArticulatedBody(WritableOnArrival):
     """A tree of rigid links, each with a precomputed mesh hierarchy and leaf OBB.
 
     Parameters
@@ -123,14 +124,14 @@ class ArticulatedBody:
 
     def fk_frames(self, q, root_poses=None) -> np.ndarray:
         """Vectorised FK: ``q`` (F, L), ``root_poses`` (F, 4, 4) or None -> (F, L, 4, 4)."""
-        q = np.ascontiguousarray(q, dtype=np.float64)
+        q = writable_f64(q)
         if q.ndim != 2 or q.shape[1] != self.n_dofs:
             raise ValueError(f"q: expected shape (frames, {self.n_dofs}), got {q.shape}")
         if not np.all(np.isfinite(q)):
             raise ValueError("q: contains NaN or infinite joint angles")
         if root_poses is None:  # (writable, as every caller's: one compiled signature of fk_frames)
             root_poses = np.tile(np.eye(4), (len(q), 1, 1))
-        root_poses = np.ascontiguousarray(root_poses, dtype=np.float64)
+        root_poses = writable_f64(root_poses)
         if root_poses.shape != (len(q), 4, 4):
             raise ValueError(f"root_poses: expected shape ({len(q)}, 4, 4), got {root_poses.shape}")
         out = np.empty((len(q), self.n_links, 4, 4))

@@ -29,6 +29,7 @@ from .._layout import (C0, COUNT, E0, KIND_AABB, KIND_OBB, LEFT, N_FCOLS, N_ICOL
 from .._linalg import sym_eig3
 from ..bv import aabb
 from ..bv.obb import sort_axes
+from ..transforms import writable_f64
 
 UPDATE_METHODS = ("aabb_plus", "aabb_star", "obb", "cab", "cab_sum")
 METHOD_AABB_PLUS, METHOD_AABB_STAR, METHOD_OBB, METHOD_CAB, METHOD_CAB_SUM = range(5)
@@ -415,7 +416,7 @@ class BodyHierarchy:
     def update(self, poses) -> float:
         """Refit to link ``poses`` (L, 4, 4); returns the seconds it took."""
         b, tr = self.body, self.tree
-        poses = np.ascontiguousarray(poses, dtype=np.float64)
+        poses = writable_f64(poses)
         if poses.shape != (b.n_links, 4, 4):
             raise ValueError(f"poses: expected shape ({b.n_links}, 4, 4), got {poses.shape}")
         t0 = time.perf_counter()

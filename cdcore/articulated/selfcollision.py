@@ -14,7 +14,7 @@ from .._layout import KDOP_KINDS
 from ..bv import BV_TYPES
 from ..collide import TEST_CODES, CollisionStats
 from ..mesh import MAX_COORD, Mesh
-from ..transforms import as_pose, as_poses
+from ..transforms import as_pose, as_poses, writable_f64
 from ._self_kernel import (BROAD_HIERARCHY, BROAD_PAIRS, N_DIMS, N_OFF, OUT_HEAD, OUT_PAIRS, ST_OK, ST_POSE_BAD,
                            ST_Q_NONFINITE, ST_Q_SHAPE, out_length, pack, self_check)
 from .body import ArticulatedBody, Link
@@ -278,7 +278,7 @@ def _root_array(root_pose) -> np.ndarray:
 
 def check_link_poses(poses, n_links: int, name: str = "poses") -> np.ndarray:
     """(n_links, 4, 4) float64 link poses, finite, translations within ``MAX_COORD``."""
-    poses = np.ascontiguousarray(poses, dtype=np.float64)
+    poses = writable_f64(poses)
     if poses.shape != (n_links, 4, 4):
         raise ValueError(f"{name}: expected shape ({n_links}, 4, 4), got {poses.shape}")
     ok = np.abs(poses[:, :3, :]) <= MAX_COORD  # False for NaN

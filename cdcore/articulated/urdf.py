@@ -18,6 +18,7 @@ import numpy as np
 from .. import shapes
 from ..mesh import Mesh, load_mesh
 from ..primitives import Primitive
+from ..transforms import writable_f64
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE, robot_fk
 from .body import ArticulatedBody, Link
 from .primlinks import PRIMITIVE_BVS, PRIMITIVE_MODES, attach, link_mesh
@@ -133,17 +134,17 @@ class RobotBody(ArticulatedBody):
     def fk_frames(self, q, root_poses=None, select=None) -> np.ndarray:
         """``q`` (F, n_dofs), ``root_poses`` (F, 4, 4) or None -> (F, L, 4, 4) link poses
         (``select``: kinematic frame indices to return instead of the cdcore links)."""
-        q = np.ascontiguousarray(q, dtype=np.float64)
+        q = writable_f64(q)
         if q.ndim != 2 or q.shape[1] != self.n_dofs:
             raise ValueError(f"q: expected shape (frames, {self.n_dofs}), got {q.shape}")
         if not np.all(np.isfinite(q)):
             raise ValueError("q: contains NaN or infinite joint values")
         if root_poses is None:  # (writable, as every caller's: one compiled signature of robot_fk)
             root_poses = np.tile(np.eye(4), (len(q), 1, 1))
-        root_poses = np.ascontiguousarray(root_poses, dtype=np.float64)
+        root_poses = writable_f64(root_poses)
         if root_poses.shape != (len(q), 4, 4):
             raise ValueError(f"root_poses: expected shape ({len(q)}, 4, 4), got {root_poses.shape}")
-        sel = self._select if select is None else np.asarray(select, dtype=np.int32)
+        sel = self._select if select is None else np.array(select, dtype=np.int32)
         k = self._kin
         out = np.empty((len(q), len(sel), 4, 4))
         robot_fk(k["parents"], k["origins"], k["jtype"], k["axes"], k["src"], k["mult"], k["offset"], q,

@@ -330,6 +330,18 @@ class KdopData:
         self.outer = np.zeros((n, self.k), dtype=np.int32)
         self.table_valid = False
 
+    def __setstate__(self, state):
+        # from another process: arrays writable again (a received buffer is read-only; the
+        # kernels are compiled for writable ones), the directions the module's own, and the
+        # query tables (a cache of module tables) remade on first use
+        for key, value in state.items():
+            if key.startswith("_query_tables"):
+                continue
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = value.copy()
+            setattr(self, key, value)
+        self.dirs = KDOP_DIRS[self.bv]
+
     @property
     def center(self) -> np.ndarray:
         return self.tab[:, :3]
