@@ -176,3 +176,28 @@ def test_every_kernel_has_a_cache_file_of_its_own():
     assert len(seen) > 100, len(seen)
     shared = {k: len(v) for k, v in seen.items() if len(v) > 1}
     assert shared == {}
+
+
+def test_a_body_uses_a_given_hierarchy_with_writable_packed_arrays(tmp_path):
+    # the app's saved-query scene kept the saved tree by pointing the body at the tree's public
+    # (read-only) arrays: the first step compiled the traversal core once more (~80 s)
+    from app.model.robot import query_scene
+    from cdcore import load_query, save_query
+    from cdcore.articulated import ArticulatedBody, Link
+    m = shapes.torus(1.0, 0.25, 24, 8)
+    b = cdcore.build_bvh(m, "obb")
+    b.refit(m.vertices * 1.05)  # a refitted tree: not what a rebuild of the link's mesh gives
+    body = ArticulatedBody([Link("t", m, -1)], "t", "obb")
+    body.use_hierarchy(0, b)
+    assert body.bvhs[0] is b
+    assert all(a.flags.writeable for a in (body.nodes_f, body.nodes_i, body.prim_order, body.vertices))
+    assert np.array_equal(body.nodes_f, b.nodes_f) and np.array_equal(body.nodes_i, b.nodes_i)
+    with np.testing.assert_raises(ValueError):
+        body.use_hierarchy(0, cdcore.build_bvh(m, "aabb"))
+    with np.testing.assert_raises(ValueError):
+        body.use_hierarchy(0, cdcore.build_bvh(shapes.torus(1.0, 0.25, 12, 8), "obb"))
+    pose_b = make_pose(rotation_about([1, 0, 0], np.pi / 2), [1.2, 0.0, 0.0])
+    save_query(tmp_path / "q.npz", b, None, b, pose_b, test="sat15")
+    scene = query_scene(load_query(str(tmp_path / "q.npz")), "obb")
+    for sb in scene.bodies:
+        assert all(a.flags.writeable for a in (sb.body.nodes_f, sb.body.nodes_i, sb.body.prim_order))

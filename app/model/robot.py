@@ -152,10 +152,7 @@ def open_trajectory(session, path: str) -> None:
 def _query_body(name, bvh, pose, mesh_bv):
     body = ArticulatedBody([Link(name, bvh.mesh, -1)], name, mesh_bv, bvh.leaf_size)
     if bvh.bv == mesh_bv:  # keep the saved tree exactly (a refitted one differs from a rebuild)
-        body.bvhs[0] = bvh
-        body._pack()
-        body.nodes_f, body.nodes_i, body.prim_order = bvh.nodes_f, bvh.nodes_i, bvh.prim_order
-        body._leaf_volumes()
+        body.use_hierarchy(0, bvh)
     return SceneBody(name, body, np.asarray(pose, dtype=np.float64)[None, None].copy())
 
 

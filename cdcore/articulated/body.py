@@ -189,6 +189,26 @@ class ArticulatedBody(WritableOnArrival):
         self.nodes_f = bvh._nf if full else np.array(bvh.nodes_f)
         self.nodes_i, self.prim_order, self.vertices = bvh._ni, bvh._po, bvh._v
 
+    def use_hierarchy(self, i: int, bvh: BVH) -> None:
+        """Use ``bvh`` as link ``i``'s mesh hierarchy, exactly as it is (a saved or refitted
+        tree differs from a rebuild of its mesh): a hierarchy of the body's ``mesh_bv`` over
+        a mesh with the link's vertex and triangle counts. The packed arrays the kernels read
+        are refreshed (writable, as the kernels take them: the tree's public arrays are
+        read-only views and would compile the traversal core once more)."""
+        if not isinstance(bvh, BVH):
+            raise TypeError(f"bvh: expected cdcore.BVH, got {type(bvh).__name__}")
+        mesh = self.links[i].mesh
+        if bvh.bv != self.mesh_bv:
+            raise ValueError(f"bvh: expected a {self.mesh_bv!r} hierarchy (the body's mesh_bv), got {bvh.bv!r}")
+        if (bvh.mesh.n_vertices, bvh.mesh.n_faces) != (mesh.n_vertices, mesh.n_faces):
+            raise ValueError(f"bvh: its mesh has {bvh.mesh.n_vertices} vertices and {bvh.mesh.n_faces} triangles, "
+                             f"link {i}'s {mesh.n_vertices} and {mesh.n_faces}")
+        self.bvhs[i] = bvh
+        self._pack()
+        if self.n_links == 1:
+            self._share(bvh)
+        self._leaf_volumes()
+
     def set_link_vertices(self, i: int, vertices, rebuild: bool = False) -> None:
         """Deform link ``i``: refit (or rebuild) its mesh hierarchy to ``vertices`` (n, 3)
         and refresh the packed arrays and its leaf box (the refitted root box)."""
