@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from . import _layout as L
+from ._arrival import writable
 from ._build import PAD_REL, build_into, refit_aabb, refit_aabb_parts, refit_tree, refit_tree_parts
 from ._build_sah import SPLITS
 from ._kdop import build_kdop_arrays, refit_kdop
@@ -112,8 +113,7 @@ class BVH:
         # writable copies: a buffer received from another process (dask's zero-copy frames) is
         # read-only, and the kernels are compiled for writable packs only (one signature each);
         # the checks of ``BVH(...)`` are not repeated: the sender's tree passed them
-        F, I = (np.array(state[k], copy=True) for k in ("F", "I"))
-        self._set_pack(F, I, np.array(state["depth"], copy=True), state["kdop"])
+        self._set_pack(writable(state["F"]), writable(state["I"]), writable(state["depth"]), state["kdop"])
 
     # ---- construction -------------------------------------------------------------
     @classmethod

@@ -45,10 +45,7 @@ def as_pose(pose, name="pose") -> np.ndarray:
         raise TypeError(f"{name}: expected a real 4x4 array, got dtype {arr.dtype}")
     if arr.shape != (4, 4):
         raise ValueError(f"{name}: expected shape (4, 4), got {arr.shape}")
-    if arr.dtype != np.float64 or not arr.flags.c_contiguous or not arr.flags.writeable:
-        # a read-only pose (a memory-mapped file, a received buffer) is copied: the kernels
-        # are compiled for writable arrays only (one signature each, issue 15)
-        arr = np.array(arr, dtype=np.float64, order="C")
+    arr = writable_f64(arr)  # a read-only pose (a memory-mapped file, a received buffer) is copied
     problem = _pose_problem(arr, _ORTHO_TOL)
     if problem:
         raise ValueError(f"{name}: {_POSE_PROBLEMS[problem]}")
@@ -73,8 +70,7 @@ def as_poses(poses, name="poses") -> np.ndarray:
         raise TypeError(f"{name}: expected a real (N, 4, 4) array, got dtype {arr.dtype}")
     if arr.ndim != 3 or arr.shape[1:] != (4, 4):
         raise ValueError(f"{name}: expected shape (N, 4, 4), got {arr.shape}")
-    if arr.dtype != np.float64 or not arr.flags.c_contiguous or not arr.flags.writeable:
-        arr = np.array(arr, dtype=np.float64, order="C")  # writable, as in ``as_pose``
+    arr = writable_f64(arr)
     for i in range(len(arr)):
         problem = _pose_problem(arr[i], _ORTHO_TOL)
         if problem:

@@ -194,6 +194,8 @@ def test_a_body_uses_a_given_hierarchy_with_writable_packed_arrays(tmp_path):
     assert np.array_equal(body.nodes_f, b.nodes_f) and np.array_equal(body.nodes_i, b.nodes_i)
     with np.testing.assert_raises(ValueError):
         body.use_hierarchy(0, cdcore.build_bvh(m, "aabb"))
+    with np.testing.assert_raises(IndexError):
+        body.use_hierarchy(1, b)
     with np.testing.assert_raises(ValueError):
         body.use_hierarchy(0, cdcore.build_bvh(shapes.torus(1.0, 0.25, 12, 8), "obb"))
     pose_b = make_pose(rotation_about([1, 0, 0], np.pi / 2), [1.2, 0.0, 0.0])

@@ -197,6 +197,8 @@ class ArticulatedBody(WritableOnArrival):
         read-only views and would compile the traversal core once more)."""
         if not isinstance(bvh, BVH):
             raise TypeError(f"bvh: expected cdcore.BVH, got {type(bvh).__name__}")
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_links:
+            raise IndexError(f"i: expected a link index in [0, {self.n_links}), got {i!r}")
         mesh = self.links[i].mesh
         if bvh.bv != self.mesh_bv:
             raise ValueError(f"bvh: expected a {self.mesh_bv!r} hierarchy (the body's mesh_bv), got {bvh.bv!r}")

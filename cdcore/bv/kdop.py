@@ -55,6 +55,7 @@ import math
 import numpy as np
 from numba import njit
 
+from .._arrival import writable
 from .._layout import KIND_KDOP6, KIND_KDOP14, KIND_KDOP18, KIND_KDOP26
 
 _AXES = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
@@ -334,12 +335,7 @@ class KdopData:
         # from another process: arrays writable again (a received buffer is read-only; the
         # kernels are compiled for writable ones), the directions the module's own, and the
         # query tables (a cache of module tables) remade on first use
-        for key, value in state.items():
-            if key.startswith("_query_tables"):
-                continue
-            if isinstance(value, np.ndarray) and not value.flags.writeable:
-                value = value.copy()
-            setattr(self, key, value)
+        self.__dict__.update(writable({k: v for k, v in state.items() if not k.startswith("_query_tables")}))
         self.dirs = KDOP_DIRS[self.bv]
 
     @property
