@@ -92,6 +92,23 @@ def test_the_start_reports_its_phases_in_order(tmp_path):
     assert marks["started"] <= marks["engine-loaded"] <= marks["scene-prebuilt"] <= marks["scene-built"]
 
 
+def test_reading_the_arguments_imports_no_compiler():
+    """The parser and its checks read constants only (``cdcore.articulated.methods``): a bad
+    option is refused in ~0.1 s, not after numba's ~0.5 s import (fails when a constant the
+    parser reads lives in a module that imports numba)."""
+    code = ("import sys\n"
+            "from app.__main__ import build_parser, check_args\n"
+            "args = build_parser().parse_args(['--scene', 'chains-6to1', '--method', 'cab', '--frames', '3'])\n"
+            "check_args(args)\n"
+            "print(sorted(m for m in ('numba', 'llvmlite', 'PySide6', 'pyvista') if m in sys.modules))\n")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = ROOT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    out = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]", out.stdout
+
+
 @pytest.fixture
 def window(qtbot, tmp_path):
     pytest.importorskip("pytestqt")

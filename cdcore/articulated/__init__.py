@@ -3,17 +3,17 @@ with its four update methods (AABB+, AABB*, OBB, CAB) and body-body collision.""
 from .._lazy import lazy_package
 
 # name -> submodule: imported on first access (PEP 562), so that reading a constant
-# (``UPDATE_METHODS``) does not import the self-collision and traversal kernels, which
-# load from numba's cache or, on an empty cache, compile (the app's argument parser and
-# its first window need only the constants)
+# (``UPDATE_METHODS``, from ``methods``) imports neither numba (~0.5 s) nor the kernels,
+# which load from numba's cache or, on an empty cache, compile (the app's argument parser
+# and its first window need only the constants)
 _EXPORTS = {
     "audit": "audit",
     "AuditResult": "audit",
     "AuditCancelled": "audit",
     "ArticulatedBody": "body",
     "Link": "body",
-    "METHOD_LABELS": "hierarchy",
-    "UPDATE_METHODS": "hierarchy",
+    "METHOD_LABELS": "methods",
+    "UPDATE_METHODS": "methods",
     "BodyHierarchy": "hierarchy",
     "BODY_TESTS": "query",
     "BodyCollision": "query",

@@ -30,10 +30,8 @@ from .._linalg import sym_eig3
 from ..bv import aabb
 from ..bv.obb import sort_axes
 from ..transforms import writable_f64
-
-UPDATE_METHODS = ("aabb_plus", "aabb_star", "obb", "cab", "cab_sum")
-METHOD_AABB_PLUS, METHOD_AABB_STAR, METHOD_OBB, METHOD_CAB, METHOD_CAB_SUM = range(5)
-METHOD_LABELS = {"aabb_plus": "AABB+", "aabb_star": "AABB*", "obb": "OBB", "cab": "CAB", "cab_sum": "CAB-sum"}
+from .methods import (METHOD_AABB_PLUS, METHOD_AABB_STAR, METHOD_CAB, METHOD_CAB_SUM,  # noqa: F401 (re-exported)
+                      METHOD_LABELS, METHOD_OBB, UPDATE_METHODS)
 
 # CAB section 3.2.1: child major axes whose |cos| exceeds this count as parallel
 CAB_PARALLEL_TOL = 1.0 - 1e-5
