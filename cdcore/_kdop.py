@@ -181,10 +181,17 @@ def refit_kdop(bvh, pad: float) -> None:
 
 
 def ensure_table(bvh) -> None:
-    """Fit the table-realignment data if a refit made it stale."""
+    """Fit the table-realignment data if a refit made it stale. Several threads may query a
+    refitted tree at once: the first fits the table (in place: a prepared ``Query`` holds
+    these arrays) under the tree's ``table_lock`` while the others wait, and ``table_valid``
+    is set only once the fit is complete, so no query reads a half-fitted table (its rows are
+    zeroed, then accumulated) and none fits it twice."""
     kd = bvh.kdop
-    if not kd.table_valid:
-        _fit_table(kd, bvh._ni, bvh._po, bvh._v, bvh._f)
+    if kd.table_valid:
+        return
+    with kd.table_lock:
+        if not kd.table_valid:
+            _fit_table(kd, bvh._ni, bvh._po, bvh._v, bvh._f)
 
 
 def _fit_table(kd: KdopData, nodes_i, prim_order, vertices, faces) -> None:

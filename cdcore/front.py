@@ -103,10 +103,16 @@ class FrontCache:
         self.last_skipped = 0
         self._side = 0
         self._n = 1
-        self.reset()
+        self._reset()
 
     def reset(self) -> None:
-        """Forget the front: the next frame traverses from the root pair."""
+        """Forget the front: the next frame traverses from the root pair. Safe while another
+        thread is in ``collide`` (it waits for that frame: a reset in the middle of one
+        made the frame see the root pair and the old front, every contact twice)."""
+        with self._lock:
+            self._reset()
+
+    def _reset(self) -> None:
         self._fr[self._side, 0] = 0  # the root pair (0, 0), state zero
         self._fr[self._side, 0, K.ST_REF] = -1  # no certificate
         self._mg[self._side, 0, K.MG_M] = K.NO_MARGIN
@@ -118,12 +124,16 @@ class FrontCache:
     @property
     def _front(self) -> np.ndarray:
         """The front's rows (k, FRONT_COLS) int32 (a copy)."""
-        return self._fr[self._side, :self._n].copy()
+        with self._lock:
+            return self._fr[self._side, :self._n].copy()
 
     @property
     def front(self) -> np.ndarray:
-        """(k, 2) int32: the node pairs (of A, of B) where the last frame's traversal stopped."""
-        return self._fr[self._side, :self._n, :2].copy()
+        """(k, 2) int32: the node pairs (of A, of B) where the last frame's traversal stopped
+        (read under the cache's lock, as every reader below: a frame running on another
+        thread swaps the front's slots at its end)."""
+        with self._lock:
+            return self._fr[self._side, :self._n, :2].copy()
 
     @property
     def front_size(self) -> int:
@@ -133,7 +143,8 @@ class FrontCache:
     def certified(self) -> int:
         """Front pairs holding a separation certificate (skipped next frame unless the motion
         bound has used it up)."""
-        return int(np.count_nonzero(self._fr[self._side, :self._n, K.ST_REF] >= 0))
+        with self._lock:
+            return int(np.count_nonzero(self._fr[self._side, :self._n, K.ST_REF] >= 0))
 
     def _check_topology(self):
         a, b = self.bvh_a, self.bvh_b
@@ -142,7 +153,7 @@ class FrontCache:
             self._topology = key
             self._par = np.concatenate([parents(a._ni), parents(b._ni)])
             self._meshes = (a.mesh, b.mesh)
-            self.reset()
+            self._reset()
 
     def _deformation(self):
         """(D_A, D_B, seconds): the largest vertex moves of the two meshes since the last frame
@@ -182,7 +193,7 @@ class FrontCache:
         da, db, t_def = self._deformation()
         if self._skip > 0:
             self._skip -= 1
-            self.reset()
+            self._reset()
         meta = self._meta
         kd = kdop_query_arrays(a, b, self._plan.method) if self._plan.kdop else None
         # (the call's index, input slot and front rows go as scalars, and the results come back
@@ -239,7 +250,8 @@ class FrontCache:
     def front_nodes(self) -> tuple[np.ndarray, np.ndarray]:
         """(nodes of A, nodes of B) that appear in the front (unique, sorted): what the 3-D view
         highlights."""
-        f = self._fr[self._side, :self._n]
+        with self._lock:
+            f = self._fr[self._side, :self._n].copy()
         return np.unique(f[:, 0]), np.unique(f[:, 1])
 
 

@@ -53,7 +53,7 @@ class Query:
     hierarchy must not be refitted while another thread queries it.
     """
 
-    __slots__ = ("bvh_a", "bvh_b", "test", "realign", "_FA", "_IA", "_FB", "_IB", "_plan", "_kd", "_pool",
+    __slots__ = ("bvh_a", "bvh_b", "test", "realign", "_FA", "_IA", "_FB", "_IB", "_plan", "_kd", "_method", "_pool",
                  "_ws_len")
 
     def __init__(self, bvh_a: BVH, bvh_b: BVH, test: str | None = None, realign: str | None = None):
@@ -61,6 +61,7 @@ class Query:
         self.bvh_a, self.bvh_b, self.test, self.realign = bvh_a, bvh_b, test, realign
         self._FA, self._IA, self._FB, self._IB = bvh_a._F, bvh_a._I, bvh_b._F, bvh_b._I
         self._plan = plan.plan(True)
+        self._method = plan.method
         self._kd = kd = kdop_query_arrays(bvh_a, bvh_b, plan.method) if plan.kdop else None
         k2, rings = (0, 0) if kd is None else (kd.dirs.shape[0], kd.T.shape[0])
         # the pairs buffer at the workspace's end: first contact stops in the first leaf pair
@@ -81,7 +82,7 @@ class Query:
                 n = query_entry_w(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W)
             else:
                 n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W,
-                                     _NO_PAIRS, _NO_TRACE, self._kd)
+                                     _NO_PAIRS, _NO_TRACE, self._kdop())
         except TypeError:  # a pose of another type than a writable C-ordered float64 array
             pool.append(W)
             return self._converted(pose_a, pose_b)
@@ -89,6 +90,16 @@ class Query:
         if n < 0:
             _refused(n)
         return n > 0
+
+    def _kdop(self):
+        """The k-DOP arrays of this call: remade when B was refitted since they were made (a
+        refit marks B's realignment table stale and changes its padding scale, which the
+        arrays hold as a number; ``ensure_table`` refits the table once, under B's lock)."""
+        kd = self._kd
+        kd_b = self.bvh_b.kdop
+        if not kd_b.table_valid or kd_b.scale != kd.scale_b:
+            kd = self._kd = kdop_query_arrays(self.bvh_a, self.bvh_b, self._method)
+        return kd
 
     def _converted(self, pose_a, pose_b) -> bool:
         """The call with its poses converted (``collide._kernel_pose``: shape checked, float64,
@@ -100,7 +111,7 @@ class Query:
             n = query_entry_w(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W)
         else:
             n = query_kdop_entry(self._FA, self._IA, self._FB, self._IB, pose_a, pose_b, self._plan, W, _NO_PAIRS,
-                                 _NO_TRACE, self._kd)
+                                 _NO_TRACE, self._kdop())
         if n < 0:
             _refused(n)
         return n > 0

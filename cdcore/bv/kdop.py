@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 
 import numpy as np
 from numba import njit
@@ -330,6 +331,12 @@ class KdopData:
         self.occ = np.zeros((n, self.k), dtype=np.uint32)
         self.outer = np.zeros((n, self.k), dtype=np.int32)
         self.table_valid = False
+        # held while the table data is fitted (``_kdop.ensure_table``): queries from several
+        # threads after a refit fit it once, and none reads it half-fitted
+        self.table_lock = threading.Lock()
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "table_lock"}
 
     def __setstate__(self, state):
         # from another process: arrays writable again (a received buffer is read-only; the
@@ -337,6 +344,7 @@ class KdopData:
         # query tables (a cache of module tables) remade on first use
         self.__dict__.update(writable({k: v for k, v in state.items() if not k.startswith("_query_tables")}))
         self.dirs = KDOP_DIRS[self.bv]
+        self.table_lock = threading.Lock()
 
     @property
     def center(self) -> np.ndarray:
