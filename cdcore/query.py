@@ -13,11 +13,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._core import RESUME, query_entry_w, query_kdop_entry, workspace_len
-from ._kdop_traverse import kdop_query_arrays
+from ._kdop_traverse import REALIGN_TABLE, REALIGN_TABLE_ANGLE, kdop_query_arrays
 from .bvh import BVH
 from .collide import _NO_PAIRS, _NO_TRACE, CollisionResult, _kernel_pose, _plan, collide, raise_pose_status
 
 _EYE = np.eye(4)  # A's pose of ``q(pose_b)`` (never written)
+_TABLE_METHODS = (REALIGN_TABLE, REALIGN_TABLE_ANGLE)  # the k-DOP realignments that read B's table
 
 
 def _refused(n):
@@ -94,10 +95,11 @@ class Query:
     def _kdop(self):
         """The k-DOP arrays of this call: remade when B was refitted since they were made (a
         refit marks B's realignment table stale and changes its padding scale, which the
-        arrays hold as a number; ``ensure_table`` refits the table once, under B's lock)."""
+        arrays hold as a number; ``ensure_table`` refits the table once, under B's lock; the
+        "all" and "major" realignments read no table)."""
         kd = self._kd
         kd_b = self.bvh_b.kdop
-        if not kd_b.table_valid or kd_b.scale != kd.scale_b:
+        if (not kd_b.table_valid and self._method in _TABLE_METHODS) or kd_b.scale != kd.scale_b:
             kd = self._kd = kdop_query_arrays(self.bvh_a, self.bvh_b, self._method)
         return kd
 

@@ -81,14 +81,18 @@ def _kdop_pair(bv):
 
 
 def test_a_prepared_kdop_query_sees_b_refitted():
-    for bv in ("kdop14", "kdop18"):
+    for bv, realign in (("kdop14", None), ("kdop18", None), ("kdop18", "table_angle"), ("kdop18", "all")):
         a, b, poses, warp = _kdop_pair(bv)
-        q = Query(a, b)
-        assert [q(p) for p in poses] == [collide(a, None, b, p, contacts="first").hit for p in poses]
+        q = Query(a, b, realign=realign)
+        assert [q(p) for p in poses] == [collide(a, None, b, p, contacts="first", realign=realign).hit for p in poses]
         b.refit(warp)
         got = [q(p) for p in poses]  # before any other call refreshed B's table
-        ref = [collide(a, None, b, p, contacts="first").hit for p in poses]
-        assert sum(ref) > 0 and got == ref, bv
+        ref = [collide(a, None, b, p, contacts="first", realign=realign).hit for p in poses]
+        assert sum(ref) > 0 and got == ref, (bv, realign)
+        if realign == "all":  # no table read: the arrays are remade once (the scale), not per call
+            kd = q._kd
+            q(poses[0])
+            assert q._kd is kd
 
 
 def test_threads_querying_a_refitted_kdop_tree_fit_its_table_once(monkeypatch):
