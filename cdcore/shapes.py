@@ -43,6 +43,25 @@ MAX_RESOLUTION = 100_000  # per resolution argument
 MAX_SUBDIVISIONS = 9      # icosphere: 20 * 4**9 = 5.2M triangles
 
 
+# Upper bounds of the triangles a generator makes, from its resolution arguments (checked by
+# tests/test_shape_bounds.py against the meshes at many resolutions); a generator not listed
+# makes about two triangles per cell of the product of its resolutions. A lattice box is
+# quadratic in its subdivisions, a sheet in its n, a capsule's caps in n_around.
+_TRIANGLE_BOUND = {
+    "box": lambda a: 12 * a["subdivisions"] ** 2,
+    "rounded_box": lambda a: 12 * (2 * a["n_round"] + a["n_flat"]) ** 2,
+    "palm": lambda a: 12 * (2 * a["n_round"] + a["n_flat"]) ** 2,
+    "cylinder": lambda a: 2 * a["n_around"] * (a["n_height"] + 1),
+    "capsule_link": lambda a: a["n_around"] * (2 * a["n_len"] + a["n_around"] + 6),
+    "boat_hull_link": lambda a: a["n_around"] * (2 * a["n_len"] + a["n_around"] + 6),
+    "phalanx": lambda a: a["n_around"] * (2 * a["n_len"] + a["n_around"] + 6),
+    "teapot_like": lambda a: 2 * a["n_around"] * (a["n_profile"] + 16),
+    "slender_aircraft": lambda a: 8 * a["n"] ** 2 + 1000,
+    "table": lambda a: 16 * a["n_around"] + 64,
+    "wave_sheet": lambda a: 2 * a["n"] ** 2,
+}
+
+
 def _checked(fn):
     """Validate a generator's arguments before anything is allocated: resolutions are
     integers in range (and together bounded by MAX_TRIANGLES), numbers finite. Bad
@@ -78,7 +97,10 @@ def _checked(fn):
                     raise TypeError(f"{where}: expected numbers, got {v!r}") from None
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"{where}: expected finite numbers, got {v!r}")
-        if 2 * cells > MAX_TRIANGLES:  # about two triangles per grid cell
+        most = _TRIANGLE_BOUND.get(fn.__name__)
+        triangles = 2 * cells if most is None else most({k: int(v) for k, v in bound.arguments.items()
+                                                          if k.startswith("n_") or k in ("n", "subdivisions")})
+        if triangles > MAX_TRIANGLES:
             raise ValueError(f"{fn.__name__}: the resolution asks for more than {MAX_TRIANGLES:,} triangles "
                              f"({', '.join(f'{k}={v}' for k, v in bound.arguments.items() if k.startswith('n'))})")
         return fn(*args, **kwargs)

@@ -443,8 +443,8 @@ def read_srdf_disabled(path) -> list:
         raise FileNotFoundError(f"SRDF file not found: {path}")
     try:
         root = ET.parse(path).getroot()
-    except ET.ParseError as exc:
-        raise ValueError(f"{os.path.basename(path)}: not readable XML ({exc})") from None
+    except (ET.ParseError, LookupError, UnicodeError) as exc:  # (an unknown or wrong declared encoding)
+        raise ValueError(f"{os.path.basename(path)}: not readable XML ({type(exc).__name__}: {exc})") from None
     out = []
     for k, el in enumerate(root.iter("disable_collisions")):
         a, b = el.get("link1"), el.get("link2")

@@ -129,6 +129,7 @@ _FINGERS = (  # name, y on the palm edge, proximal/middle/distal lengths, radius
     ("ring", -0.11, (0.46, 0.29, 0.23), 0.085),
     ("little", -0.32, (0.36, 0.22, 0.19), 0.075),
 )
+HAND_MAX_RESOLUTION = 256
 HAND_LINKS = ["palm"] + [f"{f[0]}{k}" for f in _FINGERS for k in (1, 2, 3)] + ["thumb1", "thumb2", "thumb3"]
 
 
@@ -139,8 +140,10 @@ def _hand(spec, where, name, mesh_bv) -> ArticulatedBody:
     if not s > 0:
         raise SceneError(f"{where}.scale: must be positive, got {s!r}")
     res = get(spec, "resolution", where, int, 12)
-    if not 3 <= res <= 1024:
-        raise SceneError(f"{where}.resolution: expected 3..1024, got {res!r}")
+    # 16 links of ~res**2 triangles each: 256 is ~1.1 M triangles (1024 was 15.8 M and ~13 GB
+    # while the hierarchies were built, from a 120-byte scene file)
+    if not 3 <= res <= HAND_MAX_RESOLUTION:
+        raise SceneError(f"{where}.resolution: expected 3..{HAND_MAX_RESOLUTION}, got {res!r}")
     palm = shapes.palm(width=0.9 * s, length=1.0 * s, thickness=0.28 * s)
     links = [Link("palm", palm, -1)]
     lim = (np.radians(-20), np.radians(100))

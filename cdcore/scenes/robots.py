@@ -68,7 +68,7 @@ def build_robot_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str)
     geometry = get(spec, "geometry", where, str, "collision")
     try:
         body = load_urdf(urdf, dirs, geometry=geometry, mesh_bv=mesh_bv)
-        srdf = spec.get("srdf")
+        srdf = get(spec, "srdf", where, str, None)
         body.disabled_pairs = read_srdf_disabled(resolve_path(srdf, base_dir)) if srdf else []
     except (OSError, ValueError) as exc:
         raise SceneError(f"{where}: {exc}") from None
@@ -93,6 +93,8 @@ def robot_joint_motion(body, spec: dict | None, t: np.ndarray, where: str, base_
     kind = get(spec, "type", where, str)
     if kind == "random":
         seed = get(spec, "seed", where, int, 0)
+        if seed < 0:
+            raise SceneError(f"{where}.seed: must be >= 0, got {seed!r}")
         rate = float(get(spec, "keys_per_second", where, (int, float), 0.5))
         if not 0 < rate < 1e6:
             raise SceneError(f"{where}.keys_per_second: must be positive, got {rate!r}")

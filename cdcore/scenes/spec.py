@@ -17,8 +17,10 @@ def read_json(path) -> dict:
             data = json.load(fh)
     except FileNotFoundError:
         raise
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # (JSONDecodeError; an int of > 4,300 digits)
         raise SceneError(f"{os.path.basename(path)}: not a readable JSON scene ({exc})") from None
+    except RecursionError:  # nested deeper than the parser's recursion allows (~1,000 levels)
+        raise SceneError(f"{os.path.basename(path)}: not a readable JSON scene (nested too deep)") from None
     if not isinstance(data, dict):
         raise SceneError(f"{os.path.basename(path)}: a scene must be a JSON object")
     return data
@@ -54,23 +56,29 @@ def _is_numeric_list(v, n):
 #: the largest magnitude a scene may write anywhere (positions, scales, times, angles):
 #: far inside the range where the kernels are exact (``cdcore.mesh.MAX_COORD``), so
 #: that poses composed of several such numbers stay there too
+#: the deepest nesting of a scene file (a real scene is < 10 levels deep)
+MAX_DEPTH = 64
 MAX_NUMBER = 1e9
 
 
 def check_numbers(node, where: str) -> None:
     """Every number in a JSON tree is finite and at most ``MAX_NUMBER`` in magnitude
-    (Python's json reads ``NaN``/``Infinity``); the error names the JSON path."""
-    if isinstance(node, dict):
-        for k, v in node.items():
-            check_numbers(v, f"{where}.{k}")
-    elif isinstance(node, list):
-        for k, v in enumerate(node):
-            check_numbers(v, f"{where}[{k}]")
-    elif isinstance(node, (int, float)) and not isinstance(node, bool):
-        if isinstance(node, float) and not np.isfinite(node):
-            raise SceneError(f"{where}: not a finite number ({node!r})")
-        if abs(node) > MAX_NUMBER:
-            raise SceneError(f"{where}: {node!r} is out of range (|x| <= {MAX_NUMBER:g})")
+    (Python's json reads ``NaN``/``Infinity``), and the tree is at most ``MAX_DEPTH`` levels
+    deep; the error names the JSON path. Iterative: a deep tree cannot exhaust the stack."""
+    todo = [(node, where, 0)]
+    while todo:
+        node, where, depth = todo.pop()
+        if isinstance(node, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise SceneError(f"{where}: nested deeper than {MAX_DEPTH} levels")
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            fmt = "{}.{}" if isinstance(node, dict) else "{}[{}]"
+            todo.extend((v, fmt.format(where, k), depth + 1) for k, v in reversed(list(items)))
+        elif isinstance(node, (int, float)) and not isinstance(node, bool):
+            if isinstance(node, float) and not np.isfinite(node):
+                raise SceneError(f"{where}: not a finite number ({node!r})")
+            if abs(node) > MAX_NUMBER:
+                raise SceneError(f"{where}: {node!r} is out of range (|x| <= {MAX_NUMBER:g})")
 
 
 def positive(d: dict, key: str, where: str, default=...) -> float:
