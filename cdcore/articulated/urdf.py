@@ -163,7 +163,13 @@ class RobotBody(ArticulatedBody):
     def joint_values(self, q) -> dict:
         """{joint name: value} of every non-fixed joint, mimic joints included."""
         q = np.asarray(q, dtype=np.float64)
-        return {j.name: (q[j.dof] if j.dof >= 0 else j.multiplier * q[self.joints[j.mimic].dof] + j.offset)
+        k = self._kin
+        frame = {jn: i for i, jn in enumerate(k["joint"]) if jn is not None}
+        # a mimic joint follows its chain (a mimic of a mimic) to the independent joint: the
+        # resolved source dof, multiplier and offset FK uses, not its direct leader's dof
+        # (-1 for a mimic leader, which read the last joint)
+        return {j.name: (q[j.dof] if j.dof >= 0 else
+                         k["mult"][frame[j.name]] * q[k["src"][frame[j.name]]] + k["offset"][frame[j.name]])
                 for j in self.joints.values() if j.type != "fixed" and (j.dof >= 0 or j.mimic)}
 
     def __repr__(self) -> str:
