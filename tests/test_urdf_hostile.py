@@ -5,7 +5,7 @@ Every URDF and mesh is written into tmp_path here."""
 import numpy as np
 import pytest
 
-from cdcore.articulated import load_urdf
+from cdcore.articulated import URDFError, load_urdf
 
 BOX = '<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>'
 
@@ -14,6 +14,40 @@ def _write(tmp_path, xml, name="r.urdf"):
     p = tmp_path / name
     p.write_text(f'<?xml version="1.0"?>\n{xml}')
     return str(p)
+
+
+# ---- 2. non-finite mimic parameters, primitives below the kernels' range ---------------
+
+def _three_links(c_geometry=BOX, mimic=""):
+    return (f'<robot name="r"><link name="a">{BOX}</link><link name="b">{BOX}</link><link name="c">{c_geometry}</link>'
+            '<joint name="j1" type="prismatic"><parent link="a"/><child link="b"/><origin xyz="0.3 0 0"/>'
+            '<limit lower="0" upper="1"/></joint>'
+            '<joint name="j2" type="prismatic"><parent link="b"/><child link="c"/><origin xyz="0.3 0 0"/>'
+            f'<limit lower="0" upper="1"/>{mimic}</joint></robot>')
+
+
+@pytest.mark.parametrize("attrs", ['multiplier="nan"', 'offset="nan"', 'multiplier="inf"', 'offset="-inf"'])
+def test_nonfinite_mimic_parameters_name_the_joint(tmp_path, attrs):
+    p = _write(tmp_path, _three_links(mimic=f'<mimic joint="j1" {attrs}/>'))
+    with pytest.raises(URDFError, match=r"<joint name='j2'>: <mimic> multiplier and offset must be finite"):
+        load_urdf(p)
+
+
+def test_overflowing_mimic_chain_names_the_joint(tmp_path):
+    xml = _three_links(mimic='<mimic joint="j1" multiplier="1e200"/>').replace(
+        "</robot>", '<link name="d"/><joint name="j3" type="prismatic"><parent link="c"/><child link="d"/>'
+        '<limit lower="0" upper="1"/><mimic joint="j2" multiplier="1e200"/></joint></robot>')
+    with pytest.raises(URDFError, match=r"<joint name='j3'>: its <mimic> chain's multiplier inf"):
+        load_urdf(_write(tmp_path, xml))
+
+
+@pytest.mark.parametrize("geometry", ['<box size="1e-80 1e-80 1e-80"/>', '<sphere radius="1e-90"/>',
+                                      '<cylinder radius="1e-80" length="1e-80"/>'])
+@pytest.mark.parametrize("primitives", ["exact", "tessellate"])
+def test_primitives_below_the_kernels_range_name_the_link(tmp_path, geometry, primitives):
+    p = _write(tmp_path, _three_links(c_geometry=f"<collision><geometry>{geometry}</geometry></collision>"))
+    with pytest.raises(URDFError, match=r"<link name='c'> <collision> #0: .*below 1e-72"):
+        load_urdf(p, primitives=primitives)
 
 
 # ---- 3. joint_values of a mimic of a mimic -----------------------------------------------

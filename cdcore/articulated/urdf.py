@@ -375,9 +375,13 @@ def _kinematics(robot, links, fname):
                     raise URDFError(f"{jw}: <limit> lower {lo} must not exceed upper {hi}")
                 limits.append((lo, hi))
         m = j.mimic
+        mult = 1.0 if m is None or m.multiplier is None else float(m.multiplier)
+        off = 0.0 if m is None or m.offset is None else float(m.offset)
+        if not (np.isfinite(mult) and np.isfinite(off)):  # NaN rest poses and FK otherwise
+            raise URDFError(f"{jw}: <mimic> multiplier and offset must be finite numbers, got "
+                            f"{m.multiplier!r}, {m.offset!r}")
         joints[j.name] = JointInfo(j.name, j.type, j.parent, j.child, dof, None if m is None else m.joint,
-                                   1.0 if m is None or m.multiplier is None else float(m.multiplier),
-                                   0.0 if m is None or m.offset is None else float(m.offset))
+                                   mult, off)
     K = len(order)
     kin = {"names": order, "parents": np.full(K, -1, np.int32), "origins": np.tile(np.eye(4), (K, 1, 1)),
            "jtype": np.zeros(K, np.int32), "axes": np.tile([0.0, 0.0, 1.0], (K, 1)),
@@ -412,6 +416,8 @@ def _kinematics(robot, links, fname):
             seen.add(nxt.name)
             mult, off = mult * lead.multiplier, off + mult * lead.offset
             lead = nxt
+        if not (np.isfinite(mult) and np.isfinite(off)):  # a chain of huge multipliers overflowed
+            raise URDFError(f"{jw}: its <mimic> chain's multiplier {mult} and offset {off} overflow")
         kin["src"][i], kin["mult"][i], kin["offset"][i] = lead.dof, mult, off
     return kin, joint_names, np.array(limits, float).reshape(-1, 2), np.array(continuous, bool), joints
 
@@ -427,7 +433,7 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         size = _floats(g.box.size, f"{where} <box size>")
         if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
             raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
-        m = shapes.box(size)
+        m = _shape(where, shapes.box, size)
         prim = ("box", np.asarray(size / 2, dtype=np.float64))
     elif g.cylinder is not None:
         r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
@@ -435,13 +441,13 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         if not (r.shape == h.shape == () and 0 < r <= MAX_SIZE and 0 < h <= MAX_SIZE):
             raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
                             f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
-        m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
+        m = _shape(where, shapes.cylinder, float(r), float(h), n_around=CYLINDER_SIDES)
         prim = ("cylinder", np.array([float(r), float(h) / 2]))
     elif g.sphere is not None:
         r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
         if not (r.shape == () and 0 < r <= MAX_SIZE):
             raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
-        m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
+        m = _shape(where, shapes.icosphere, float(r), SPHERE_SUBDIVISIONS)
         prim = ("sphere", np.array([float(r)]))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
@@ -462,6 +468,15 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         mesh = shapes.transformed(m, pose)
         return mesh, (None if prim is None else Primitive(prim[0], prim[1], pose, None, f"{link}#{k}"))
     except (TypeError, ValueError) as exc:  # coordinates beyond the kernels' range after scaling
+        raise URDFError(f"{where}: {exc}") from None
+
+
+def _shape(where, make, *args, **kw):
+    """A primitive's tessellation; a size the kernels refuse (e.g. a 1e-80 box, below
+    cdcore.mesh.MIN_SCALE) is a URDFError naming the element."""
+    try:
+        return make(*args, **kw)
+    except (TypeError, ValueError) as exc:
         raise URDFError(f"{where}: {exc}") from None
 
 
