@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import mesh as _mesh_limits
 from .. import shapes
 from ..mesh import Mesh, load_mesh
 from ..primitives import Primitive
@@ -211,7 +212,9 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         ``package://`` package is found nowhere).
     URDFError (ValueError)
         Unreadable XML, unknown joint type, a joint naming a missing link, a cycle, an empty
-        robot, a bad mimic, limit or axis; the message names the element.
+        robot, a bad mimic, limit or axis, a primitive too small for the kernels, more than
+        ``cdcore.mesh.MAX_TRIANGLES`` triangles in all (each mesh file counted once per element
+        naming it, but read once); the message names the element.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -238,9 +241,15 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
     urdf_dir = os.path.dirname(os.path.abspath(path))
     meshes, link_prims, real_meshes = {}, {}, {}
     exact = primitives == "exact" and mesh_bv in PRIMITIVE_BVS
+    # every element's mesh first (each file read once, the robot's triangles counted and
+    # refused past the limit), then the placed copies: nothing is copied for a refused robot
+    reads = _MeshReads()
+    sources = {name: [_element_source(e, name, k, geometry, urdf_dir, package_dirs, fname, reads)
+                      for k, e in enumerate(getattr(links[name], "collisions" if geometry == "collision"
+                                                    else "visuals") or [])]
+               for name in kin["names"]}
     for name in kin["names"]:
-        elems = getattr(links[name], "collisions" if geometry == "collision" else "visuals") or []
-        both = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
+        both = [_place(*src) for src in sources[name]]
         parts = [m for m, _ in both]
         if not parts:
             continue
@@ -422,13 +431,40 @@ def _kinematics(robot, links, fname):
     return kin, joint_names, np.array(limits, float).reshape(-1, 2), np.array(continuous, bool), joints
 
 
-def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
+class _MeshReads:
+    """One load's mesh files, each read once (many ``<collision>`` elements may name the
+    same file; the scale is applied with the pose, so the path alone is the key), and the
+    robot's running triangle total, refused past ``cdcore.mesh.MAX_TRIANGLES`` before any
+    copy is placed or merged."""
+
+    def __init__(self):
+        self.meshes: dict = {}
+        self.triangles = 0
+
+    def read(self, file):
+        key = os.path.abspath(file)  # (an alias is read again, still within the triangle budget)
+        m = self.meshes.get(key)
+        if m is None:
+            m = self.meshes[key] = load_mesh(file)
+        return m
+
+    def add(self, n, where, what):
+        self.triangles += n
+        limit = _mesh_limits.MAX_TRIANGLES
+        if self.triangles > limit:
+            raise URDFError(f"{where}: {what} brings the robot to {self.triangles:,} triangles; at most "
+                            f"{limit:,} are supported")
+
+
+def _element_source(elem, link, k, kind, urdf_dir, package_dirs, fname, reads):
+    """An element's unplaced mesh (shared by every element naming the same file), its pose
+    (scale included) and primitive, counted in ``reads``'s triangle total."""
     where = f"{fname}: <link name={link!r}> <{kind}> #{k}"
     g = elem.geometry
     if g is None:
         raise URDFError(f"{where}: no <geometry>")
     pose = np.eye(4) if elem.origin is None else _origin(elem.origin, f"{where} <origin>")
-    prim = None
+    prim, what = None, "its primitive"
     if g.box is not None:
         size = _floats(g.box.size, f"{where} <box size>")
         if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
@@ -451,8 +487,9 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         prim = ("sphere", np.array([float(r)]))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
+        what = f"mesh {file}"
         try:
-            m = load_mesh(file)
+            m = reads.read(file)
         except FileNotFoundError:
             raise FileNotFoundError(f"{where}: mesh file not found: {file} (from {g.mesh.filename!r})") from None
         except ValueError as exc:
@@ -464,6 +501,12 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
             pose = pose @ np.diag([*np.broadcast_to(s, (3,)), 1.0])
     else:
         raise URDFError(f"{where}: empty <geometry>")
+    reads.add(m.n_faces, where, what)
+    return m, pose, prim, where, link, k
+
+
+def _place(m, pose, prim, where, link, k):
+    """The element's mesh in the link frame and its primitive (or None)."""
     try:
         mesh = shapes.transformed(m, pose)
         return mesh, (None if prim is None else Primitive(prim[0], prim[1], pose, None, f"{link}#{k}"))
