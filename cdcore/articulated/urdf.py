@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import mesh as _mesh_limits
 from .. import shapes
 from ..mesh import Mesh, load_mesh
 from ..primitives import Primitive
@@ -163,7 +164,13 @@ class RobotBody(ArticulatedBody):
     def joint_values(self, q) -> dict:
         """{joint name: value} of every non-fixed joint, mimic joints included."""
         q = np.asarray(q, dtype=np.float64)
-        return {j.name: (q[j.dof] if j.dof >= 0 else j.multiplier * q[self.joints[j.mimic].dof] + j.offset)
+        k = self._kin
+        frame = {jn: i for i, jn in enumerate(k["joint"]) if jn is not None}
+        # a mimic joint follows its chain (a mimic of a mimic) to the independent joint: the
+        # resolved source dof, multiplier and offset FK uses, not its direct leader's dof
+        # (-1 for a mimic leader, which read the last joint)
+        return {j.name: (q[j.dof] if j.dof >= 0 else
+                         k["mult"][frame[j.name]] * q[k["src"][frame[j.name]]] + k["offset"][frame[j.name]])
                 for j in self.joints.values() if j.type != "fixed" and (j.dof >= 0 or j.mimic)}
 
     def __repr__(self) -> str:
@@ -205,7 +212,9 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
         ``package://`` package is found nowhere).
     URDFError (ValueError)
         Unreadable XML, unknown joint type, a joint naming a missing link, a cycle, an empty
-        robot, a bad mimic, limit or axis; the message names the element.
+        robot, a bad mimic, limit or axis, a primitive too small for the kernels, more than
+        ``cdcore.mesh.MAX_TRIANGLES`` triangles in all (each mesh file counted once per element
+        naming it, but read once); the message names the element.
     """
     path = os.fspath(path)
     if not os.path.isfile(path):
@@ -232,9 +241,15 @@ def load_urdf(path, package_dirs=None, geometry: str = "collision", mesh_bv: str
     urdf_dir = os.path.dirname(os.path.abspath(path))
     meshes, link_prims, real_meshes = {}, {}, {}
     exact = primitives == "exact" and mesh_bv in PRIMITIVE_BVS
+    # every element's mesh first (each file read once, the robot's triangles counted and
+    # refused past the limit), then the placed copies: nothing is copied for a refused robot
+    reads = _MeshReads()
+    sources = {name: [_element_source(e, name, k, geometry, urdf_dir, package_dirs, fname, reads)
+                      for k, e in enumerate(getattr(links[name], "collisions" if geometry == "collision"
+                                                    else "visuals") or [])]
+               for name in kin["names"]}
     for name in kin["names"]:
-        elems = getattr(links[name], "collisions" if geometry == "collision" else "visuals") or []
-        both = [_element_mesh(e, name, k, geometry, urdf_dir, package_dirs, fname) for k, e in enumerate(elems)]
+        both = [_place(*src) for src in sources[name]]
         parts = [m for m, _ in both]
         if not parts:
             continue
@@ -369,9 +384,13 @@ def _kinematics(robot, links, fname):
                     raise URDFError(f"{jw}: <limit> lower {lo} must not exceed upper {hi}")
                 limits.append((lo, hi))
         m = j.mimic
+        mult = 1.0 if m is None or m.multiplier is None else float(m.multiplier)
+        off = 0.0 if m is None or m.offset is None else float(m.offset)
+        if not (np.isfinite(mult) and np.isfinite(off)):  # NaN rest poses and FK otherwise
+            raise URDFError(f"{jw}: <mimic> multiplier and offset must be finite numbers, got "
+                            f"{m.multiplier!r}, {m.offset!r}")
         joints[j.name] = JointInfo(j.name, j.type, j.parent, j.child, dof, None if m is None else m.joint,
-                                   1.0 if m is None or m.multiplier is None else float(m.multiplier),
-                                   0.0 if m is None or m.offset is None else float(m.offset))
+                                   mult, off)
     K = len(order)
     kin = {"names": order, "parents": np.full(K, -1, np.int32), "origins": np.tile(np.eye(4), (K, 1, 1)),
            "jtype": np.zeros(K, np.int32), "axes": np.tile([0.0, 0.0, 1.0], (K, 1)),
@@ -406,22 +425,51 @@ def _kinematics(robot, links, fname):
             seen.add(nxt.name)
             mult, off = mult * lead.multiplier, off + mult * lead.offset
             lead = nxt
+        if not (np.isfinite(mult) and np.isfinite(off)):  # a chain of huge multipliers overflowed
+            raise URDFError(f"{jw}: its <mimic> chain's multiplier {mult} and offset {off} overflow")
         kin["src"][i], kin["mult"][i], kin["offset"][i] = lead.dof, mult, off
     return kin, joint_names, np.array(limits, float).reshape(-1, 2), np.array(continuous, bool), joints
 
 
-def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
+class _MeshReads:
+    """One load's mesh files, each read once (many ``<collision>`` elements may name the
+    same file; the scale is applied with the pose, so the path alone is the key), and the
+    robot's running triangle total, refused past ``cdcore.mesh.MAX_TRIANGLES`` before any
+    copy is placed or merged."""
+
+    def __init__(self):
+        self.meshes: dict = {}
+        self.triangles = 0
+
+    def read(self, file):
+        key = os.path.abspath(file)  # (an alias is read again, still within the triangle budget)
+        m = self.meshes.get(key)
+        if m is None:
+            m = self.meshes[key] = load_mesh(file)
+        return m
+
+    def add(self, n, where, what):
+        self.triangles += n
+        limit = _mesh_limits.MAX_TRIANGLES
+        if self.triangles > limit:
+            raise URDFError(f"{where}: {what} brings the robot to {self.triangles:,} triangles; at most "
+                            f"{limit:,} are supported")
+
+
+def _element_source(elem, link, k, kind, urdf_dir, package_dirs, fname, reads):
+    """An element's unplaced mesh (shared by every element naming the same file), its pose
+    (scale included) and primitive, counted in ``reads``'s triangle total."""
     where = f"{fname}: <link name={link!r}> <{kind}> #{k}"
     g = elem.geometry
     if g is None:
         raise URDFError(f"{where}: no <geometry>")
     pose = np.eye(4) if elem.origin is None else _origin(elem.origin, f"{where} <origin>")
-    prim = None
+    prim, what = None, "its primitive"
     if g.box is not None:
         size = _floats(g.box.size, f"{where} <box size>")
         if size.shape != (3,) or not np.all((size > 0) & (size <= MAX_SIZE)):
             raise URDFError(f"{where}: <box size> must be 3 positive numbers up to {MAX_SIZE:g}, got {g.box.size!r}")
-        m = shapes.box(size)
+        m = _shape(where, shapes.box, size)
         prim = ("box", np.asarray(size / 2, dtype=np.float64))
     elif g.cylinder is not None:
         r = _floats(g.cylinder.radius or 0, f"{where} <cylinder radius>")
@@ -429,18 +477,19 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
         if not (r.shape == h.shape == () and 0 < r <= MAX_SIZE and 0 < h <= MAX_SIZE):
             raise URDFError(f"{where}: <cylinder> needs a positive radius and length up to {MAX_SIZE:g}, "
                             f"got {g.cylinder.radius!r}, {g.cylinder.length!r}")
-        m = shapes.cylinder(float(r), float(h), n_around=CYLINDER_SIDES)
+        m = _shape(where, shapes.cylinder, float(r), float(h), n_around=CYLINDER_SIDES)
         prim = ("cylinder", np.array([float(r), float(h) / 2]))
     elif g.sphere is not None:
         r = _floats(g.sphere.radius or 0, f"{where} <sphere radius>")
         if not (r.shape == () and 0 < r <= MAX_SIZE):
             raise URDFError(f"{where}: <sphere> needs a positive radius up to {MAX_SIZE:g}, got {g.sphere.radius!r}")
-        m = shapes.icosphere(float(r), SPHERE_SUBDIVISIONS)
+        m = _shape(where, shapes.icosphere, float(r), SPHERE_SUBDIVISIONS)
         prim = ("sphere", np.array([float(r)]))
     elif g.mesh is not None:
         file = resolve_uri(g.mesh.filename, urdf_dir, package_dirs, where, link)
+        what = f"mesh {file}"
         try:
-            m = load_mesh(file)
+            m = reads.read(file)
         except FileNotFoundError:
             raise FileNotFoundError(f"{where}: mesh file not found: {file} (from {g.mesh.filename!r})") from None
         except ValueError as exc:
@@ -452,10 +501,25 @@ def _element_mesh(elem, link, k, kind, urdf_dir, package_dirs, fname):
             pose = pose @ np.diag([*np.broadcast_to(s, (3,)), 1.0])
     else:
         raise URDFError(f"{where}: empty <geometry>")
+    reads.add(m.n_faces, where, what)
+    return m, pose, prim, where, link, k
+
+
+def _place(m, pose, prim, where, link, k):
+    """The element's mesh in the link frame and its primitive (or None)."""
     try:
         mesh = shapes.transformed(m, pose)
         return mesh, (None if prim is None else Primitive(prim[0], prim[1], pose, None, f"{link}#{k}"))
     except (TypeError, ValueError) as exc:  # coordinates beyond the kernels' range after scaling
+        raise URDFError(f"{where}: {exc}") from None
+
+
+def _shape(where, make, *args, **kw):
+    """A primitive's tessellation; a size the kernels refuse (e.g. a 1e-80 box, below
+    cdcore.mesh.MIN_SCALE) is a URDFError naming the element."""
+    try:
+        return make(*args, **kw)
+    except (TypeError, ValueError) as exc:
         raise URDFError(f"{where}: {exc}") from None
 
 
