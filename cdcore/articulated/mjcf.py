@@ -210,7 +210,8 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         ``qpos0``, free joints at their ``qpos0`` pose); ``limits`` (m, 2): ``jnt_range``,
         unlimited hinges [-pi, pi] (``continuous``), unlimited slides +-``stat.extent``;
         ``link_names``: bodies with collision geoms (MuJoCo's names; the world body as a
-        geometry-less root when needed to join several trees); ``fk(q)`` their poses as
+        geometry-less root when needed to join several trees, as a fixed root link with its
+        geoms when ``<worldbody>`` holds collision geoms); ``fk(q)`` their poses as
         MuJoCo's ``xpos``/``xmat`` with the other joints at ``qpos0``.
 
     Raises
@@ -276,7 +277,9 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
             p = int(parent_body[p])
             if p in by_body:
                 break
-        anc[b] = p if p in by_body else -1
+        # the world's own geoms (a table in <worldbody>) make it a fixed root link: the
+        # world has no ancestor, every other tree hangs from it
+        anc[b] = p if b != 0 and p in by_body else -1
     roots = [b for b in geo_bodies if anc[b] < 0]
     keep = geo_bodies if len(roots) == 1 and roots[0] == geo_bodies[0] else [0] + [b for b in geo_bodies if b != 0]
     index = {b: n for n, b in enumerate(keep)}
