@@ -55,6 +55,46 @@ def _assert_fk_equals_mujoco(path, r, seed=3):
         np.testing.assert_allclose(G[:, :3, :3], d.geom_xmat[ids].reshape(-1, 3, 3), atol=1e-12)
 
 
+# --- names cdcore invents must not collide with the model's -------------------------------
+
+COLLIDING = {
+    # body 2 is unnamed: cdcore's "body2" is body 1's real name
+    # (and "body3", then "body3_1", are real names: unnamed body 3 becomes "body3_2")
+    "unnamed_body": f'<body name="body3"><joint name="ja"/>{BOX}<body pos="0.5 0 0"><joint name="jb"/>{BOX}'
+                    f'<body pos="0.5 0 0"><joint name="jc" pos="0.1 0 0"/>{BOX}</body></body></body>'
+                    f'<body name="body3_1" pos="0 1 0"><joint name="jd"/>{BOX}</body>'
+                    f'<body name="body2" pos="0 -1 0"><joint name="je"/>{BOX}</body>',
+    # body a's hinge is off its origin: cdcore's frame "a/ja" is a real body's name
+    "joint_frame": f'<body name="a"><joint name="ja" pos="0.1 0 0"/>{BOX}'
+                   f'<body name="a/ja" pos="0.5 0 0"><joint name="jb"/>{BOX}</body></body>',
+    # two invented frames that would be equal: body "a" joint "b/c", body "a/b" joint "c"
+    "frame_frame": f'<body name="a"><joint name="b/c" pos="0.1 0 0"/>{BOX}'
+                   f'<body name="a/b" pos="0.5 0 0"><joint name="c" pos="0 0.1 0"/>{BOX}</body></body>',
+    # unnamed joint 1 and geom 1 beside a joint "joint1" and a geom "geom1"
+    "unnamed_joint_geom": f'<body name="a"><joint name="joint1" pos="0.1 0 0"/><geom name="geom1" type="box" '
+                          f'size=".1 .1 .1"/><body name="b" pos="0.5 0 0"><joint pos="0 .1 0"/>{BOX}'
+                          f'<joint name="joint0" type="slide"/></body></body>',
+}
+
+
+@pytest.mark.parametrize("case", sorted(COLLIDING))
+def test_invented_names_do_not_collide(tmp_path, case):
+    xml = f"<mujoco><worldbody>{COLLIDING[case]}</worldbody></mujoco>"
+    path = _write(tmp_path, case + ".xml", xml)
+    r = _load(path)
+    m = mujoco.MjModel.from_xml_path(path)
+    assert sorted(set(r.body_ids.tolist()) - {0}) == list(range(1, m.nbody))
+    for n in r.link_names:  # the model's own names are kept
+        if n in xml:
+            assert m.body(n).id == r.body_ids[r.link_names.index(n)]
+    if case == "unnamed_body":
+        assert r.link_names == ["world", "body3", "body2_1", "body3_2", "body3_1", "body2"]
+    if case == "unnamed_joint_geom":
+        assert r.joint_names == ["joint1", "joint1_1", "joint0"]
+        assert [g.name for g in r.geoms] == ["geom1", "geom1_1"]
+    _assert_fk_equals_mujoco(path, r)
+
+
 # --- collision geoms directly in <worldbody> ------------------------------------------------
 
 def test_world_geoms_are_a_fixed_root_link(tmp_path):

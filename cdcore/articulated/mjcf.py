@@ -131,7 +131,8 @@ class MJCFRobot(RobotBody):
 
 
 class GeomInfo:
-    """A collision geom: ``name`` (MuJoCo's, or ``geom<k>`` when unnamed), ``id`` its MuJoCo
+    """A collision geom: ``name`` (MuJoCo's, or ``geom<k>`` when unnamed, ``geom<k>_1``... when
+    the model has that name too), ``id`` its MuJoCo
     index, ``body`` its body's name, ``link`` the link index, ``type`` (MuJoCo's type name),
     ``primitive`` the exact shape in the link frame (a ``convex`` one for hull-mode meshes,
     None for exact meshes), ``mesh`` the triangles in the link frame (tessellated
@@ -179,11 +180,26 @@ def _compile(path):
         raise MJCFError(f"{fname}: MuJoCo cannot compile it: {msg}") from None
 
 
-def _name(m, objtype, i, prefix):
+def _unique(name, used):
+    """``name``, or ``name_1``, ``name_2``... the first not in ``used`` (which it joins)."""
+    out, k = name, 0
+    while out in used:
+        k += 1
+        out = f"{name}_{k}"
+    used.add(out)
+    return out
+
+
+def _names(m, objtype, count, prefix):
+    """The names of MuJoCo's objects ``0..count-1``: the model's own, and ``<prefix><id>`` for
+    unnamed ones, made unique (a suffix ``_1``, ``_2``... when the model or an earlier invented
+    name already has it: an unnamed body 2 beside a body named "body2" must not share its
+    name, the kinematic frames are looked up by name)."""
     import mujoco  # pyright: ignore[reportMissingModuleSource]
     mujoco: Any = mujoco  # compiled, no type stubs
-    n = mujoco.mj_id2name(m, objtype, i)
-    return n if n else f"{prefix}{i}"
+    names = [mujoco.mj_id2name(m, objtype, i) or None for i in range(count)]
+    used = {n for n in names if n}
+    return [n if n else _unique(f"{prefix}{i}", used) for i, n in enumerate(names)]
 
 
 def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str = "exact") -> MJCFRobot:
@@ -212,7 +228,10 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         ``link_names``: bodies with collision geoms (MuJoCo's names; the world body as a
         geometry-less root when needed to join several trees, as a fixed root link with its
         geoms when ``<worldbody>`` holds collision geoms); ``fk(q)`` their poses as
-        MuJoCo's ``xpos``/``xmat`` with the other joints at ``qpos0``.
+        MuJoCo's ``xpos``/``xmat`` with the other joints at ``qpos0``. Unnamed bodies,
+        joints and geoms are ``body<id>``, ``joint<id>``, ``geom<id>``, and a joint's
+        kinematic frame (in ``frame_names``) ``<body>/<joint>``; an invented name the model
+        already uses gets a suffix ``_1``, ``_2``... (names are unique).
 
     Raises
     ------
@@ -238,8 +257,10 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
     fname = os.path.basename(path)
     m = _compile(path)
     OBJ = mujoco.mjtObj
-    body_names = [_name(m, OBJ.mjOBJ_BODY, b, "body") for b in range(m.nbody)]
-    body_names[0] = body_names[0] or "world"
+    body_names = _names(m, OBJ.mjOBJ_BODY, m.nbody, "body")
+    if body_names[0] == "body0":  # MuJoCo names it "world"
+        body_names[0] = _unique("world", set(body_names))
+    geom_names = _names(m, OBJ.mjOBJ_GEOM, m.ngeom, "geom")
     kin, joint_names, limits, continuous, joints, body_frame = _kinematics(m, body_names, fname)
 
     # collision geoms
@@ -250,7 +271,7 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         if not (m.geom_contype[g] or m.geom_conaffinity[g] or g in in_pair):
             continue
         t = int(m.geom_type[g])
-        gname = _name(m, OBJ.mjOBJ_GEOM, g, "geom")
+        gname = geom_names[g]
         where = f"{fname}: <geom name={gname!r}>"
         if t in (_PLANE, _HFIELD):
             reason = "plane (infinite)" if t == _PLANE else "height field"
@@ -385,6 +406,10 @@ def _kinematics(m, body_names, fname):
     body_frame = {0: add(body_names[0], -1, np.eye(4))}
     joint_names, limits, continuous, joints = [], [], [], {}
     dof_of = {}
+    jnt_names = _names(m, mujoco_obj("joint"), m.njnt, "joint")
+    # a joint frame's name "<body>/<joint>" is invented too: unique among the bodies' names
+    # (a body may be named "a/ja") and the other frames'
+    used = set(body_names)
     for j in range(m.njnt):
         if m.jnt_type[j] in (_HINGE, _SLIDE):
             dof_of[j] = len(joint_names)
@@ -397,7 +422,7 @@ def _kinematics(m, body_names, fname):
         last_is_body = False
         for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b]) + int(m.body_jntnum[b])):
             t = int(m.jnt_type[j])
-            jname = _name(m, mujoco_obj("joint"), j, "joint")
+            jname = jnt_names[j]
             qa = int(m.jnt_qposadr[j])
             anchor = np.array(m.jnt_pos[j], dtype=np.float64)
             if t == _FREE:
@@ -417,7 +442,7 @@ def _kinematics(m, body_names, fname):
             joint_names[dof] = jname
             axis = np.array(m.jnt_axis[j], dtype=np.float64)
             axis /= np.linalg.norm(axis)
-            frame = add(f"{body_names[b]}/{jname}", frame, acc @ _translate(anchor),
+            frame = add(_unique(f"{body_names[b]}/{jname}", used), frame, acc @ _translate(anchor),
                         JOINT_REVOLUTE if t == _HINGE else JOINT_PRISMATIC, axis, dof, -float(m.qpos0[qa]), jname)
             acc = _translate(-anchor)
             last_is_body = not anchor.any()
