@@ -10,6 +10,7 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 from cdcore.articulated import load_mjcf, self_collision_pairs  # noqa: E402
+from cdcore.articulated.mjcf import MJCFError  # noqa: E402
 
 BOX = '<geom type="box" size=".1 .1 .1"/>'
 
@@ -139,3 +140,176 @@ def test_world_geoms_only(tmp_path):
     _assert_fk_equals_mujoco(path, r)
     assert self_collision_pairs(r, np.zeros(0)) == []
     assert r.colliding_geoms(np.zeros(0)) == []
+
+
+# --- files the model names must be regular files ---------------------------------------------
+
+def _stl(path):
+    """A binary STL tetrahedron."""
+    import struct
+    v = [(0, 0, 0), (0.1, 0, 0), (0, 0.1, 0), (0, 0, 0.1)]
+    faces = [(0, 2, 1), (0, 1, 3), (0, 3, 2), (1, 2, 3)]
+    with open(path, "wb") as f:
+        f.write(b"\0" * 80 + struct.pack("<I", len(faces)))
+        for a, b, c in faces:
+            f.write(struct.pack("<12fH", 0, 0, 0, *v[a], *v[b], *v[c], 0))
+
+
+def _png(path):
+    import struct
+    import zlib
+
+    def chunk(t, data):
+        return struct.pack(">I", len(data)) + t + data + struct.pack(">I", zlib.crc32(t + data))
+    raw = b"".join(b"\0" + b"\x80\x80\x80" * 2 for _ in range(2))
+    with open(path, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 2, 2, 8, 2, 0, 0, 0))
+                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+ARM = ('<body name="a"><joint name="ja"/><geom type="mesh" mesh="tet"{mat}/>'
+       '<body name="b" pos="0.3 0 0"><joint name="jb"/><geom type="box" size=".1 .1 .1"/></body></body>')
+
+
+def _model(tmp_path, case):
+    """(main file, the path MuJoCo opens that will be replaced by something not regular, the
+    value the model names it by). Every file is first regular: the model loads."""
+    d = str(tmp_path)
+    os.makedirs(d, exist_ok=True)
+    mesh = '<mesh name="tet" file="{f}"/>'
+    main = os.path.join(d, "main.xml")
+    if case == "include":
+        _write(d, "arm.xml", f"<mujoco><worldbody>{ARM.format(mat='')}</worldbody></mujoco>")
+        _stl(os.path.join(d, "tet.stl"))
+        _write(d, "main.xml", f'<mujoco><asset>{mesh.format(f="tet.stl")}</asset><include file="arm.xml"/></mujoco>')
+        return main, os.path.join(d, "arm.xml"), "arm.xml"
+    if case == "nested_include":  # sub/inc.xml includes inner.xml, found beside it
+        _write(d, "sub/inc.xml", '<mujoco><include file="inner.xml"/></mujoco>')
+        _write(d, "sub/inner.xml", f"<mujoco><worldbody>{ARM.format(mat='')}</worldbody></mujoco>")
+        _stl(os.path.join(d, "tet.stl"))
+        _write(d, "main.xml", f'<mujoco><asset>{mesh.format(f="tet.stl")}</asset><include file="sub/inc.xml"/>'
+                              f'</mujoco>')
+        return main, os.path.join(d, "sub", "inner.xml"), "inner.xml"
+    if case in ("mesh", "mesh_dir", "mesh_abs", "mesh_entity"):
+        os.makedirs(os.path.join(d, "meshes"))
+        _stl(os.path.join(d, "meshes", "tet.stl"))
+        f = {"mesh": "meshes/tet.stl", "mesh_dir": "tet.stl", "mesh_abs": os.path.join(d, "meshes", "tet.stl"),
+             "mesh_entity": "meshes/t&#101;t.stl"}[case]
+        comp = '<compiler meshdir="meshes"/>' if case == "mesh_dir" else ""
+        _write(d, "main.xml", f'<mujoco>{comp}<asset>{mesh.format(f=f)}</asset><worldbody>{ARM.format(mat="")}'
+                              f'</worldbody></mujoco>')
+        return main, os.path.join(d, "meshes", "tet.stl"), f
+    if case == "mesh_in_include":  # the <compiler assetdir> and the mesh in an included file
+        os.makedirs(os.path.join(d, "assets"))
+        _stl(os.path.join(d, "assets", "tet.stl"))
+        _write(d, "parts/arm.xml", f'<mujoco><compiler assetdir="assets"/><asset>{mesh.format(f="tet.stl")}</asset>'
+                                   f'<worldbody>{ARM.format(mat="")}</worldbody></mujoco>')
+        _write(d, "main.xml", '<mujoco><include file="parts/arm.xml"/></mujoco>')
+        return main, os.path.join(d, "assets", "tet.stl"), "tet.stl"
+    if case in ("texture", "texture_cube", "hfield"):
+        os.makedirs(os.path.join(d, "tex"))
+        _stl(os.path.join(d, "tet.stl"))
+        _png(os.path.join(d, "tex", "t.png"))
+        _png(os.path.join(d, "tex", "h.png"))
+        tex = ('<texture name="t" type="2d" file="t.png"/>' if case == "texture" else
+               '<texture name="t" type="cube" fileright="t.png" fileleft="t.png" fileup="t.png" filedown="t.png" '
+               'filefront="t.png" fileback="t.png"/>')
+        comp = '<compiler texturedir="tex"/>' if case != "hfield" else '<compiler assetdir="tex"/>'
+        hf = '<hfield name="h" file="h.png" size="1 1 .1 .1"/>' if case == "hfield" else ""
+        hg = '<geom type="hfield" hfield="h" pos="0 0 -2"/>' if case == "hfield" else ""
+        tet = mesh.format(f="../tet.stl" if case == "hfield" else "tet.stl")
+        arm = ARM.format(mat=' material="m"')
+        _write(d, "main.xml", f'<mujoco>{comp}<asset>{tet}{tex}<material name="m" texture="t"/>{hf}</asset>'
+                              f'<worldbody>{hg}{arm}</worldbody></mujoco>')
+        return main, os.path.join(d, "tex", "h.png" if case == "hfield" else "t.png"), "h.png" if case == "hfield" else "t.png"
+    raise AssertionError(case)
+
+
+def _load_or_block(path, fifos, wait=10.0):
+    """load_mjcf(path), failing the test (instead of hanging it) when it blocks: after
+    ``wait`` seconds the FIFOs are opened for writing and closed, so MuJoCo reads an empty
+    file and the loading thread ends."""
+    import threading
+    import time
+    out = {}
+
+    def run():
+        try:
+            out["robot"] = _load(path)
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            out["error"] = exc
+    th = threading.Thread(target=run, daemon=True)
+    th.start()
+    th.join(wait)
+    if th.is_alive():
+        end = time.time() + 30
+        while th.is_alive() and time.time() < end:
+            for f in fifos:
+                try:
+                    os.close(os.open(f, os.O_WRONLY | os.O_NONBLOCK))
+                except OSError:
+                    pass
+            th.join(0.2)
+        pytest.fail(f"load_mjcf blocked for {wait} s opening a FIFO the model names")
+    if "error" in out:
+        raise out["error"]
+    return out["robot"]
+
+
+CASES = ["include", "nested_include", "mesh", "mesh_dir", "mesh_abs", "mesh_entity", "mesh_in_include", "texture",
+         "texture_cube", "hfield"]
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_fifo_named_by_the_model_is_refused(tmp_path, case):
+    # all regular: it loads (in its own directory: MuJoCo caches the assets it read by path,
+    # and would not open the FIFO below if it had read a file at that path before)
+    ok, _, _ = _model(tmp_path / "ok", case)
+    r = _load(ok)
+    assert r.n_dofs == 2
+    _assert_fk_equals_mujoco(ok, r)
+    main, target, named = _model(tmp_path / "bad", case)
+    os.remove(target)
+    os.mkfifo(target)
+    with pytest.raises(MJCFError, match="is a FIFO, not a regular file") as exc:
+        _load_or_block(main, [target])
+    assert target in str(exc.value) and repr(named) in str(exc.value) and "main.xml" in str(exc.value)
+
+
+@pytest.mark.parametrize("kind", ["symlink_to_fifo", "directory", "device"])
+def test_other_non_regular_files_are_refused(tmp_path, kind):
+    main, target, named = _model(tmp_path, "mesh")
+    os.remove(target)
+    if kind == "symlink_to_fifo":
+        os.mkfifo(os.path.join(str(tmp_path), "pipe"))
+        os.symlink(os.path.join(str(tmp_path), "pipe"), target)
+        what = "a FIFO"
+    elif kind == "directory":
+        os.mkdir(target)
+        what = "a directory"
+    else:
+        os.symlink("/dev/zero", target)
+        what = "a character device"
+    with pytest.raises(MJCFError, match=f"is {what}, not a regular file"):
+        _load_or_block(main, [os.path.join(str(tmp_path), "pipe")])
+
+
+def test_missing_file_keeps_mujocos_error(tmp_path):
+    main, target, named = _model(tmp_path, "include")
+    os.remove(target)
+    with pytest.raises(MJCFError, match="main.xml: MuJoCo cannot compile it"):
+        _load(main)
+    os.mkfifo(target)  # and the same name as a FIFO
+    with pytest.raises(MJCFError, match="is a FIFO"):
+        _load_or_block(main, [target])
+
+
+def test_skin_fifo_is_refused(tmp_path):
+    d = str(tmp_path)
+    _stl(os.path.join(d, "tet.stl"))
+    os.mkfifo(os.path.join(d, "s.skn"))
+    _write(d, "main.xml", '<mujoco><asset><mesh name="tet" file="tet.stl"/></asset>'
+                          f'<worldbody>{ARM.format(mat="")}</worldbody>'
+                          '<deformable><skin name="s" file="s.skn"/></deformable></mujoco>')
+    with pytest.raises(MJCFError, match="'s.skn'.* is a FIFO"):
+        _load_or_block(os.path.join(d, "main.xml"), [os.path.join(d, "s.skn")])

@@ -35,6 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 import os
+import re
+import stat
 import warnings
 
 import numpy as np
@@ -166,6 +168,136 @@ def _translate(p) -> np.ndarray:
     return T
 
 
+# Files a model names: every attribute file, fileright, fileleft... (<include>, <model>,
+# <mesh>, <texture>, <hfield>, <skin>, <flexcomp>...), and the compiler's directories.
+# Matched anywhere in the raw text, overlapping (a zero-width look-ahead at every position),
+# so neither malformed XML nor a stray quote in a comment can hide one.
+_FILE_ATTR = re.compile(r"""(?=(?<![\w.:-])(file\w*|meshdir|texturedir|assetdir|strippath)"""
+                        r"""\s*=\s*(?:"([^"]*)"|'([^']*)'))""")
+_XML_ENTITY = re.compile(r"&(lt|gt|amp|quot|apos|#[0-9]+|#[xX][0-9a-fA-F]+);")
+_ENTITY_CHARS = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+_MAX_INCLUDE_DEPTH = 16
+_MAX_DIRS = 64
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+
+
+def _unescape(v):
+    def one(mt):
+        e = mt.group(1)
+        if e[0] != "#":
+            return _ENTITY_CHARS[e]
+        try:
+            return chr(int(e[2:], 16) if e[1] in "xX" else int(e[1:]))
+        except (ValueError, OverflowError):
+            return mt.group(0)
+    return _XML_ENTITY.sub(one, v)
+
+
+def _spellings(v, strip):
+    """The paths an attribute value may name: as written and with its XML entities decoded
+    (cut at a NUL, as a C string is), trimmed, with normalised whitespace, and its file name
+    alone under ``<compiler strippath="true">``."""
+    out = set()
+    for x in (v, _unescape(v)):
+        x = x.split("\0", 1)[0]
+        for y in (x, x.strip(), re.sub(r"[\t\n\r]", " ", x), re.sub(r"\s+", " ", x).strip()):
+            out.add(y)
+            if strip:
+                out.add(os.path.basename(y.replace("\\", "/")))
+    out.discard("")
+    return out
+
+
+class _NotRegular(Exception):
+    def __init__(self, path, st):
+        super().__init__(path)
+        self.path = path
+        self.kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
+
+
+def _read_regular(path, limit=-1):
+    """(stat, up to ``limit`` bytes (all: -1)) of ``path`` if it is a regular file, None when it is
+    missing or unreadable; raises ``_NotRegular`` for anything else (os.stat, then opened
+    without blocking and checked again on the descriptor: a FIFO never stalls it)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise _NotRegular(path, st)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _NotRegular(path, st)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return st, f.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _check_files(path, fname):
+    """Refuse a model that names (itself or in the files it includes, recursively) a path
+    that exists but is not a regular file: MuJoCo would open a FIFO and block for ever, or
+    read a device. Every path MuJoCo may try is checked: the name relative to the model's
+    directory and to every included file's, alone or under any ``meshdir``/``texturedir``/
+    ``assetdir``. A missing file is left to MuJoCo's own error. Included files (``<include>``,
+    ``<model>``) are found the same way: any named regular file whose text starts with ``<``
+    is scanned too, down to ``_MAX_INCLUDE_DEPTH``."""
+    refs = []  # (value as written, depth of the file naming it); all checked again (cheaply:
+    # ``checked``) after each round of included files, which may bring new bases and dirs
+    bases = {os.path.dirname(path)}
+    dirs = {""}
+    strip = False
+    seen_files: set = set()
+    checked: set = set()
+    pending = [(path, 0)]
+    while pending:
+        for fpath, depth in pending:
+            got = _read_regular(fpath)
+            if got is None:
+                continue
+            st, data = got
+            if (st.st_dev, st.st_ino) in seen_files:
+                continue
+            seen_files.add((st.st_dev, st.st_ino))
+            bases.add(os.path.dirname(fpath))
+            for mt in _FILE_ATTR.finditer(data.decode("utf-8", "surrogateescape")):
+                attr, v = mt.group(1), mt.group(2) if mt.group(2) is not None else mt.group(3)
+                if attr == "strippath":
+                    strip = strip or _unescape(v).strip().lower() == "true"
+                elif attr.startswith("file"):
+                    refs.append((v, depth))
+                else:
+                    dirs |= _spellings(v, False)
+            if len(dirs) > _MAX_DIRS or len(bases) > _MAX_DIRS:
+                raise MJCFError(f"{fname}: more than {_MAX_DIRS} different included-file directories or "
+                                f"meshdir/texturedir/assetdir values: refused")
+        pending = []
+        for v, depth in refs:
+            for name in _spellings(v, strip):
+                for cand in {os.path.join(b, d, name) for b in bases for d in dirs}:
+                    if cand in checked:
+                        continue
+                    checked.add(cand)
+                    try:
+                        got = _read_regular(cand, 512)
+                    except _NotRegular as exc:
+                        raise MJCFError(f"{fname}: the model names file {v!r}, and {exc.path} is {exc.kind}, not "
+                                        f"a regular file: refused (MuJoCo would block or fail reading it)") from None
+                    if got is not None and got[1].lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+                        if depth + 1 > _MAX_INCLUDE_DEPTH:
+                            raise MJCFError(f"{fname}: included files nested deeper than {_MAX_INCLUDE_DEPTH} "
+                                            f"(at {cand}): refused")
+                        pending.append((cand, depth + 1))
+
+
 def _compile(path):
     try:
         import mujoco  # pyright: ignore[reportMissingModuleSource]
@@ -239,7 +371,10 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         The file does not exist.
     MJCFError (ValueError)
         MuJoCo cannot compile the file (its message), an SDF geom, a free joint below a
-        moving body, or no collision geom at all.
+        moving body, or no collision geom at all; the model or a file it includes names a
+        file (``<include>``, a mesh, texture, height field, skin...) that exists but is not a
+        regular file (a FIFO would block MuJoCo for ever, a device would be read): checked
+        before MuJoCo opens anything, on every path MuJoCo may try.
     ImportError
         ``mujoco`` is not installed.
     """
@@ -255,6 +390,7 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
     mujoco: Any = mujoco  # compiled, no type stubs
 
     fname = os.path.basename(path)
+    _check_files(path, fname)
     m = _compile(path)
     OBJ = mujoco.mjtObj
     body_names = _names(m, OBJ.mjOBJ_BODY, m.nbody, "body")
