@@ -35,6 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 import os
+import re
+import stat
 import warnings
 
 import numpy as np
@@ -131,7 +133,8 @@ class MJCFRobot(RobotBody):
 
 
 class GeomInfo:
-    """A collision geom: ``name`` (MuJoCo's, or ``geom<k>`` when unnamed), ``id`` its MuJoCo
+    """A collision geom: ``name`` (MuJoCo's, or ``geom<k>`` when unnamed, ``geom<k>_1``... when
+    the model has that name too), ``id`` its MuJoCo
     index, ``body`` its body's name, ``link`` the link index, ``type`` (MuJoCo's type name),
     ``primitive`` the exact shape in the link frame (a ``convex`` one for hull-mode meshes,
     None for exact meshes), ``mesh`` the triangles in the link frame (tessellated
@@ -165,6 +168,136 @@ def _translate(p) -> np.ndarray:
     return T
 
 
+# Files a model names: every attribute file, fileright, fileleft... (<include>, <model>,
+# <mesh>, <texture>, <hfield>, <skin>, <flexcomp>...), and the compiler's directories.
+# Matched anywhere in the raw text, overlapping (a zero-width look-ahead at every position),
+# so neither malformed XML nor a stray quote in a comment can hide one.
+_FILE_ATTR = re.compile(r"""(?=(?<![\w.:-])(file\w*|meshdir|texturedir|assetdir|strippath)"""
+                        r"""\s*=\s*(?:"([^"]*)"|'([^']*)'))""")
+_XML_ENTITY = re.compile(r"&(lt|gt|amp|quot|apos|#[0-9]+|#[xX][0-9a-fA-F]+);")
+_ENTITY_CHARS = {"lt": "<", "gt": ">", "amp": "&", "quot": '"', "apos": "'"}
+_MAX_INCLUDE_DEPTH = 16
+_MAX_DIRS = 64
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISDIR, "a directory"), (stat.S_ISSOCK, "a socket"))
+
+
+def _unescape(v):
+    def one(mt):
+        e = mt.group(1)
+        if e[0] != "#":
+            return _ENTITY_CHARS[e]
+        try:
+            return chr(int(e[2:], 16) if e[1] in "xX" else int(e[1:]))
+        except (ValueError, OverflowError):
+            return mt.group(0)
+    return _XML_ENTITY.sub(one, v)
+
+
+def _spellings(v, strip):
+    """The paths an attribute value may name: as written and with its XML entities decoded
+    (cut at a NUL, as a C string is), trimmed, with normalised whitespace, and its file name
+    alone under ``<compiler strippath="true">``."""
+    out = set()
+    for x in (v, _unescape(v)):
+        x = x.split("\0", 1)[0]
+        for y in (x, x.strip(), re.sub(r"[\t\n\r]", " ", x), re.sub(r"\s+", " ", x).strip()):
+            out.add(y)
+            if strip:
+                out.add(os.path.basename(y.replace("\\", "/")))
+    out.discard("")
+    return out
+
+
+class _NotRegular(Exception):
+    def __init__(self, path, st):
+        super().__init__(path)
+        self.path = path
+        self.kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a regular file")
+
+
+def _read_regular(path, limit=-1):
+    """(stat, up to ``limit`` bytes (all: -1)) of ``path`` if it is a regular file, None when it is
+    missing or unreadable; raises ``_NotRegular`` for anything else (os.stat, then opened
+    without blocking and checked again on the descriptor: a FIFO never stalls it)."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise _NotRegular(path, st)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _NotRegular(path, st)
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return st, f.read(limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _check_files(path, fname):
+    """Refuse a model that names (itself or in the files it includes, recursively) a path
+    that exists but is not a regular file: MuJoCo would open a FIFO and block for ever, or
+    read a device. Every path MuJoCo may try is checked: the name relative to the model's
+    directory and to every included file's, alone or under any ``meshdir``/``texturedir``/
+    ``assetdir``. A missing file is left to MuJoCo's own error. Included files (``<include>``,
+    ``<model>``) are found the same way: any named regular file whose text starts with ``<``
+    is scanned too, down to ``_MAX_INCLUDE_DEPTH``."""
+    refs = []  # (value as written, depth of the file naming it); all checked again (cheaply:
+    # ``checked``) after each round of included files, which may bring new bases and dirs
+    bases = {os.path.dirname(path)}
+    dirs = {""}
+    strip = False
+    seen_files: set = set()
+    checked: set = set()
+    pending = [(path, 0)]
+    while pending:
+        for fpath, depth in pending:
+            got = _read_regular(fpath)
+            if got is None:
+                continue
+            st, data = got
+            if (st.st_dev, st.st_ino) in seen_files:
+                continue
+            seen_files.add((st.st_dev, st.st_ino))
+            bases.add(os.path.dirname(fpath))
+            for mt in _FILE_ATTR.finditer(data.decode("utf-8", "surrogateescape")):
+                attr, v = mt.group(1), mt.group(2) if mt.group(2) is not None else mt.group(3)
+                if attr == "strippath":
+                    strip = strip or _unescape(v).strip().lower() == "true"
+                elif attr.startswith("file"):
+                    refs.append((v, depth))
+                else:
+                    dirs |= _spellings(v, False)
+            if len(dirs) > _MAX_DIRS or len(bases) > _MAX_DIRS:
+                raise MJCFError(f"{fname}: more than {_MAX_DIRS} different included-file directories or "
+                                f"meshdir/texturedir/assetdir values: refused")
+        pending = []
+        for v, depth in refs:
+            for name in _spellings(v, strip):
+                for cand in {os.path.join(b, d, name) for b in bases for d in dirs}:
+                    if cand in checked:
+                        continue
+                    checked.add(cand)
+                    try:
+                        got = _read_regular(cand, 512)
+                    except _NotRegular as exc:
+                        raise MJCFError(f"{fname}: the model names file {v!r}, and {exc.path} is {exc.kind}, not "
+                                        f"a regular file: refused (MuJoCo would block or fail reading it)") from None
+                    if got is not None and got[1].lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+                        if depth + 1 > _MAX_INCLUDE_DEPTH:
+                            raise MJCFError(f"{fname}: included files nested deeper than {_MAX_INCLUDE_DEPTH} "
+                                            f"(at {cand}): refused")
+                        pending.append((cand, depth + 1))
+
+
 def _compile(path):
     try:
         import mujoco  # pyright: ignore[reportMissingModuleSource]
@@ -179,11 +312,26 @@ def _compile(path):
         raise MJCFError(f"{fname}: MuJoCo cannot compile it: {msg}") from None
 
 
-def _name(m, objtype, i, prefix):
+def _unique(name, used):
+    """``name``, or ``name_1``, ``name_2``... the first not in ``used`` (which it joins)."""
+    out, k = name, 0
+    while out in used:
+        k += 1
+        out = f"{name}_{k}"
+    used.add(out)
+    return out
+
+
+def _names(m, objtype, count, prefix):
+    """The names of MuJoCo's objects ``0..count-1``: the model's own, and ``<prefix><id>`` for
+    unnamed ones, made unique (a suffix ``_1``, ``_2``... when the model or an earlier invented
+    name already has it: an unnamed body 2 beside a body named "body2" must not share its
+    name, the kinematic frames are looked up by name)."""
     import mujoco  # pyright: ignore[reportMissingModuleSource]
     mujoco: Any = mujoco  # compiled, no type stubs
-    n = mujoco.mj_id2name(m, objtype, i)
-    return n if n else f"{prefix}{i}"
+    names = [mujoco.mj_id2name(m, objtype, i) or None for i in range(count)]
+    used = {n for n in names if n}
+    return [n if n else _unique(f"{prefix}{i}", used) for i, n in enumerate(names)]
 
 
 def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str = "exact") -> MJCFRobot:
@@ -210,8 +358,12 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         ``qpos0``, free joints at their ``qpos0`` pose); ``limits`` (m, 2): ``jnt_range``,
         unlimited hinges [-pi, pi] (``continuous``), unlimited slides +-``stat.extent``;
         ``link_names``: bodies with collision geoms (MuJoCo's names; the world body as a
-        geometry-less root when needed to join several trees); ``fk(q)`` their poses as
-        MuJoCo's ``xpos``/``xmat`` with the other joints at ``qpos0``.
+        geometry-less root when needed to join several trees, as a fixed root link with its
+        geoms when ``<worldbody>`` holds collision geoms); ``fk(q)`` their poses as
+        MuJoCo's ``xpos``/``xmat`` with the other joints at ``qpos0``. Unnamed bodies,
+        joints and geoms are ``body<id>``, ``joint<id>``, ``geom<id>``, and a joint's
+        kinematic frame (in ``frame_names``) ``<body>/<joint>``; an invented name the model
+        already uses gets a suffix ``_1``, ``_2``... (names are unique).
 
     Raises
     ------
@@ -219,7 +371,10 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         The file does not exist.
     MJCFError (ValueError)
         MuJoCo cannot compile the file (its message), an SDF geom, a free joint below a
-        moving body, or no collision geom at all.
+        moving body, or no collision geom at all; the model or a file it includes names a
+        file (``<include>``, a mesh, texture, height field, skin...) that exists but is not a
+        regular file (a FIFO would block MuJoCo for ever, a device would be read): checked
+        before MuJoCo opens anything, on every path MuJoCo may try.
     ImportError
         ``mujoco`` is not installed.
     """
@@ -235,10 +390,13 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
     mujoco: Any = mujoco  # compiled, no type stubs
 
     fname = os.path.basename(path)
+    _check_files(path, fname)
     m = _compile(path)
     OBJ = mujoco.mjtObj
-    body_names = [_name(m, OBJ.mjOBJ_BODY, b, "body") for b in range(m.nbody)]
-    body_names[0] = body_names[0] or "world"
+    body_names = _names(m, OBJ.mjOBJ_BODY, m.nbody, "body")
+    if body_names[0] == "body0":  # MuJoCo names it "world"
+        body_names[0] = _unique("world", set(body_names))
+    geom_names = _names(m, OBJ.mjOBJ_GEOM, m.ngeom, "geom")
     kin, joint_names, limits, continuous, joints, body_frame = _kinematics(m, body_names, fname)
 
     # collision geoms
@@ -249,7 +407,7 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
         if not (m.geom_contype[g] or m.geom_conaffinity[g] or g in in_pair):
             continue
         t = int(m.geom_type[g])
-        gname = _name(m, OBJ.mjOBJ_GEOM, g, "geom")
+        gname = geom_names[g]
         where = f"{fname}: <geom name={gname!r}>"
         if t in (_PLANE, _HFIELD):
             reason = "plane (infinite)" if t == _PLANE else "height field"
@@ -276,7 +434,9 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
             p = int(parent_body[p])
             if p in by_body:
                 break
-        anc[b] = p if p in by_body else -1
+        # the world's own geoms (a table in <worldbody>) make it a fixed root link: the
+        # world has no ancestor, every other tree hangs from it
+        anc[b] = p if b != 0 and p in by_body else -1
     roots = [b for b in geo_bodies if anc[b] < 0]
     keep = geo_bodies if len(roots) == 1 and roots[0] == geo_bodies[0] else [0] + [b for b in geo_bodies if b != 0]
     index = {b: n for n, b in enumerate(keep)}
@@ -382,6 +542,10 @@ def _kinematics(m, body_names, fname):
     body_frame = {0: add(body_names[0], -1, np.eye(4))}
     joint_names, limits, continuous, joints = [], [], [], {}
     dof_of = {}
+    jnt_names = _names(m, mujoco_obj("joint"), m.njnt, "joint")
+    # a joint frame's name "<body>/<joint>" is invented too: unique among the bodies' names
+    # (a body may be named "a/ja") and the other frames'
+    used = set(body_names)
     for j in range(m.njnt):
         if m.jnt_type[j] in (_HINGE, _SLIDE):
             dof_of[j] = len(joint_names)
@@ -394,7 +558,7 @@ def _kinematics(m, body_names, fname):
         last_is_body = False
         for j in range(int(m.body_jntadr[b]), int(m.body_jntadr[b]) + int(m.body_jntnum[b])):
             t = int(m.jnt_type[j])
-            jname = _name(m, mujoco_obj("joint"), j, "joint")
+            jname = jnt_names[j]
             qa = int(m.jnt_qposadr[j])
             anchor = np.array(m.jnt_pos[j], dtype=np.float64)
             if t == _FREE:
@@ -414,7 +578,7 @@ def _kinematics(m, body_names, fname):
             joint_names[dof] = jname
             axis = np.array(m.jnt_axis[j], dtype=np.float64)
             axis /= np.linalg.norm(axis)
-            frame = add(f"{body_names[b]}/{jname}", frame, acc @ _translate(anchor),
+            frame = add(_unique(f"{body_names[b]}/{jname}", used), frame, acc @ _translate(anchor),
                         JOINT_REVOLUTE if t == _HINGE else JOINT_PRISMATIC, axis, dof, -float(m.qpos0[qa]), jname)
             acc = _translate(-anchor)
             last_is_body = not anchor.any()
