@@ -23,6 +23,17 @@ def rng():
     return np.random.default_rng(1234)
 
 
+@pytest.fixture(scope="module")
+def twoarm(tmp_path_factory):
+    """The generated two-arm robot (``robotgen.write_twoarm``): (body, URDF path, package root)."""
+    from robotgen import write_twoarm
+
+    from cdcore.articulated import load_urdf
+    root = str(tmp_path_factory.mktemp("robots"))
+    urdf = write_twoarm(root)
+    return load_urdf(urdf, root), urdf, root
+
+
 # ---- markers: gui (needs a display) and slow ------------------------------------------------
 # Modules whose tests run the scripted app, benchmarks or fresh-process probes.
 SLOW_MODULES = {"test_bench_fcl", "test_bench_tables", "test_kdop_bench", "test_walls"}

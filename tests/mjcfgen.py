@@ -111,3 +111,17 @@ def write_crossarms(root, filterparent: bool = True, name: str = "crossarms.xml"
     with open(path, "w") as fh:
         fh.write(xml)
     return path
+
+
+def assert_poses_equal_mujoco(m, d, robot, q, atol=1e-12):
+    """``robot``'s link and geom poses at ``q`` equal MuJoCo's ``mj_kinematics`` of ``d`` (whose
+    ``qpos`` the caller has set for ``q``)."""
+    import mujoco
+    mujoco.mj_kinematics(m, d)
+    P = robot.fk(q)
+    np.testing.assert_allclose(P[:, :3, 3], d.xpos[robot.body_ids], atol=atol)
+    np.testing.assert_allclose(P[:, :3, :3], d.xmat[robot.body_ids].reshape(-1, 3, 3), atol=atol)
+    G = robot.geom_poses(q)
+    ids = [g.id for g in robot.geoms]
+    np.testing.assert_allclose(G[:, :3, 3], d.geom_xpos[ids], atol=atol)
+    np.testing.assert_allclose(G[:, :3, :3], d.geom_xmat[ids].reshape(-1, 3, 3), atol=atol)

@@ -14,18 +14,10 @@ import time
 
 import numpy as np
 import pytest
-from robotgen import write_twoarm
 
-from cdcore.articulated import load_trajectory, load_urdf, read_srdf_disabled
+from cdcore.articulated import load_trajectory, read_srdf_disabled
 from cdcore.scenes import load_scene
 from cdcore.scenes.scene import SceneError
-
-
-@pytest.fixture(scope="module")
-def twoarm(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("robots"))
-    urdf = write_twoarm(root)
-    return load_urdf(urdf, root), urdf, root
 
 
 def test_an_srdf_with_an_unknown_encoding_is_a_value_error(tmp_path):

@@ -12,7 +12,7 @@ from cdcore.articulated import SelfCollisionChecker, load_mjcf, self_collision_p
 from cdcore.articulated.mjcf import MJCFError, MJCFRobot  # noqa: E402
 from cdcore.articulated.selfcollision import pair_mask  # noqa: E402
 from cdcore.articulated.urdf import RobotBody  # noqa: E402
-from mjcfgen import write_crossarms  # noqa: E402
+from mjcfgen import assert_poses_equal_mujoco, write_crossarms  # noqa: E402
 
 SHADOW = os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared", "robots", "mjcf", "shadow_hand", "hand",
                       "reach.xml")
@@ -57,14 +57,7 @@ def test_fk_equals_mj_kinematics(models, name):
     for _ in range(25):
         q = rng.uniform(r.limits[:, 0], r.limits[:, 1])
         _set_q(m, d, r, q)
-        mujoco.mj_kinematics(m, d)
-        P = r.fk(q)
-        np.testing.assert_allclose(P[:, :3, 3], d.xpos[r.body_ids], atol=1e-12)
-        np.testing.assert_allclose(P[:, :3, :3], d.xmat[r.body_ids].reshape(-1, 3, 3), atol=1e-12)
-        G = r.geom_poses(q)
-        ids = [g.id for g in r.geoms]
-        np.testing.assert_allclose(G[:, :3, 3], d.geom_xpos[ids], atol=1e-12)
-        np.testing.assert_allclose(G[:, :3, :3], d.geom_xmat[ids].reshape(-1, 3, 3), atol=1e-12)
+        assert_poses_equal_mujoco(m, d, r, q)
 
 
 def test_crossarms_structure(models):

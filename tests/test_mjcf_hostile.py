@@ -11,6 +11,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from cdcore.articulated import load_mjcf, self_collision_pairs  # noqa: E402
 from cdcore.articulated.mjcf import MJCFError  # noqa: E402
+from mjcfgen import assert_poses_equal_mujoco  # noqa: E402
 
 BOX = '<geom type="box" size=".1 .1 .1"/>'
 
@@ -46,14 +47,7 @@ def _assert_fk_equals_mujoco(path, r, seed=3):
         d.qpos[:] = m.qpos0
         for k, j in enumerate(dofs):
             d.qpos[m.jnt_qposadr[j]] = q[k]
-        mujoco.mj_kinematics(m, d)
-        P = r.fk(q)
-        np.testing.assert_allclose(P[:, :3, 3], d.xpos[r.body_ids], atol=1e-12)
-        np.testing.assert_allclose(P[:, :3, :3], d.xmat[r.body_ids].reshape(-1, 3, 3), atol=1e-12)
-        G = r.geom_poses(q)
-        ids = [g.id for g in r.geoms]
-        np.testing.assert_allclose(G[:, :3, 3], d.geom_xpos[ids], atol=1e-12)
-        np.testing.assert_allclose(G[:, :3, :3], d.geom_xmat[ids].reshape(-1, 3, 3), atol=1e-12)
+        assert_poses_equal_mujoco(m, d, r, q)
 
 
 # --- names cdcore invents must not collide with the model's -------------------------------

@@ -11,20 +11,12 @@ import time
 
 import numpy as np
 import pytest
-from robotgen import write_twoarm
 
 from cdcore import shapes
 from cdcore.articulated import (ArticulatedBody, Link, SelfCollisionChecker, brute_force_self_pairs,
                                 environment_pairs, load_urdf, self_collision_pairs)
 from cdcore.articulated.hierarchy import build_topology
 from cdcore.transforms import make_pose
-
-
-@pytest.fixture(scope="module")
-def twoarm(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("robots"))
-    urdf = write_twoarm(root)
-    return load_urdf(urdf, root), urdf, root
 
 
 def _with_multiplier(urdf, root, tmp_path, mult):

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from robotgen import write_twoarm
 
 from cdcore import build_bvh, collide, shapes
 from cdcore.articulated import (
@@ -21,13 +20,6 @@ from cdcore.articulated.trajectory import grasp_trajectory
 from cdcore.transforms import make_pose
 
 TOUCH_TOL = 1e-5
-
-
-@pytest.fixture(scope="module")
-def twoarm(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("robots"))
-    urdf = write_twoarm(root)
-    return load_urdf(urdf, root), urdf, root
 
 
 def shared(name):
