@@ -97,12 +97,12 @@ def _checked(fn):
                     raise TypeError(f"{where}: expected numbers, got {v!r}") from None
                 if not np.all(np.isfinite(arr)):
                     raise ValueError(f"{where}: expected finite numbers, got {v!r}")
+        res = {k: int(v) for k, v in bound.arguments.items() if k.startswith("n_") or k in ("n", "subdivisions")}
         most = _TRIANGLE_BOUND.get(fn.__name__)
-        triangles = 2 * cells if most is None else most({k: int(v) for k, v in bound.arguments.items()
-                                                          if k.startswith("n_") or k in ("n", "subdivisions")})
+        triangles = 2 * cells if most is None else most(res)
         if triangles > MAX_TRIANGLES:
             raise ValueError(f"{fn.__name__}: the resolution asks for more than {MAX_TRIANGLES:,} triangles "
-                             f"({', '.join(f'{k}={v}' for k, v in bound.arguments.items() if k.startswith('n'))})")
+                             f"({', '.join(f'{k}={v}' for k, v in res.items())})")
         return fn(*args, **kwargs)
     return wrapper
 

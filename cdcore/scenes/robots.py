@@ -66,9 +66,9 @@ def build_robot_body(spec: dict, where: str, base_dir: str | None, mesh_bv: str)
         raise SceneError(f"{where}.package_dirs: expected a list of directory names")
     dirs = [resolve_path(d, base_dir) for d in dirs]
     geometry = get(spec, "geometry", where, str, "collision")
+    srdf = get(spec, "srdf", where, str, None)
     try:
         body = load_urdf(urdf, dirs, geometry=geometry, mesh_bv=mesh_bv)
-        srdf = get(spec, "srdf", where, str, None)
         body.disabled_pairs = read_srdf_disabled(resolve_path(srdf, base_dir)) if srdf else []
     except (OSError, ValueError) as exc:
         raise SceneError(f"{where}: {exc}") from None
