@@ -358,17 +358,16 @@ def _main(argv=None, stop: Stop | None = None) -> int:
         return _stopped(stop)
     if args.report_startup:
         _mark(f"started {time.time():.6f}")
-    # a warm numba cache (the index files say so; no kernel is loaded to find out): the engine's
-    # kernels load on a worker thread while this thread imports the 3-D view's libraries, before
-    # Qt (``warm_start``: PySide6 reads the source of every module imported after it)
+    # a warm numba cache (the index files say so; no kernel is loaded to find out): this thread
+    # imports the 3-D view's libraries before Qt (``warm_start``: PySide6 reads the source of
+    # every module imported after it); the engine's entry points load on a worker thread once
+    # the window is on screen (the window first: both loads hold the GIL most of the time)
     from cdcore.warmup import kernels_cached
     warm = kernels_cached()
-    engine = prebuild = None
+    prebuild = None
     if warm:
-        from .warm_start import Prebuild, import_view, preload
+        from .warm_start import Prebuild, import_view
         prebuild = _prebuild(args, Prebuild)  # started once the window is on screen (window first)
-        engine = preload(done=lambda: _phase(args, "engine-loaded"))
-        stop.workers.append(engine)  # ``main`` joins it before leaving
         import_view()
         _phase(args, "view-imported")
         if stop:
@@ -441,14 +440,23 @@ def _main(argv=None, stop: Stop | None = None) -> int:
     if not opens_file:
         win.announce_loading(ref)  # the first window says what it is loading
     win.hold_panels = True  # the Timing plots after the first frame: they would delay it (~0.5-1 s)
-    if prebuild is not None:
-        # the scene builds on a worker once the window has painted: the window first, then
-        # the scene (the window's status line and view say what is loading meanwhile)
-        win.first_painted.connect(lambda _t: prebuild.start())
+    started = []
+
+    def after_paint():
+        # the engine's entry points and the scene on workers once the window has painted: the
+        # window first, then the scene (the window's status line and view say what is loading)
+        if started:
+            return
+        started.append(True)
+        if warm:
+            from .warm_start import preload
+            stop.workers.append(preload(done=lambda: _phase(args, "engine-loaded")))  # joined at exit
+        if prebuild is not None:
+            stop.workers.append(prebuild.start())
+    win.first_painted.connect(lambda _t: after_paint())
     win.show()
     painted = win.wait_painted()
-    if prebuild is not None:
-        stop.workers.append(prebuild.start())  # (a no-op when the first paint started it)
+    after_paint()  # (a no-op when the first paint did it)
     if args.report_startup:  # mapped and painted (with an empty numba cache: after the compile window)
         _mark(f"window-shown {win.painted_at if painted else time.time():.6f}")
     if stop:

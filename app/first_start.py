@@ -1,27 +1,26 @@
 """The first start on an empty numba cache: a window at once, the kernels compiled behind it.
 
-Importing ``cdcore.collide`` loads the query entry points (explicit signatures: compiled when
-their module is imported, ``cdcore.warmup.IMPORT_COMPILED``) from numba's on-disk cache, about
-a second. When the cache does not hold them (a fresh install without ``python -m
-cdcore.warmup``, or sources changed since) the import compiles them and the traversal core they
-call: minutes on a 2-core machine, and the app's window would not appear before. Here a small
-window shows what is being compiled while a worker thread does the import; Qt's event loop
+The query entry points (explicit signatures, ``cdcore.warmup.IMPORT_COMPILED``) load from
+numba's on-disk cache at their first call, about half a second. When the cache does not hold
+them (a fresh install without ``python -m cdcore.warmup``, or sources changed since) that load
+compiles them and the traversal core they call: minutes on a 2-core machine, with the app's
+window frozen. Here a small window shows what is being compiled while a worker thread loads
+them (``cdcore.warmup.load_kernels``); Qt's event loop
 keeps running meanwhile (numba's type inference holds the GIL in short slices, LLVM's passes
 release it). The main window is made afterwards, on the GUI thread, as always.
 
 ``app.__main__`` decides with ``cdcore.warmup.kernels_cached`` (which reads the cache's index
-files) before importing Qt: a warm cache takes ``app.warm_start`` (the kernels loaded on a
-worker thread while the view's libraries import), a cold one this module.
+files) before importing Qt: a warm cache takes ``app.warm_start`` (the window first, the
+kernels loaded on a worker thread once it is on screen), a cold one this module.
 """
 from __future__ import annotations
 
-import importlib
 import threading
 import time
 
 from PySide6 import QtCore, QtWidgets
 
-from .warm_start import IMPORTS, preload  # noqa: F401 - preload: the warm start's (re-exported)
+from .warm_start import KERNELS, preload  # noqa: F401 - preload: the warm start's (re-exported)
 
 
 class CompileProgress:
@@ -95,8 +94,8 @@ def prepare_kernels(app, report: bool = False, work=None, poll_ms: int = 100) ->
             return False
 
         def work():
-            for name in IMPORTS:
-                importlib.import_module(name)
+            from cdcore.warmup import load_kernels
+            load_kernels(KERNELS)
 
     quit_on_close = app.quitOnLastWindowClosed()
     app.setQuitOnLastWindowClosed(False)  # closing this window must not end the application

@@ -2,9 +2,10 @@
 
 Two things make the first window of a warm start slow besides the work itself:
 
-- the engine's kernels load from numba's cache for about a second, partly outside the GIL
-  (LLVM links the object code): ``preload`` does it on a worker thread while the GUI thread
-  imports VTK, pyvista and Qt;
+- the engine's entry points load from numba's cache for about half a second; they load at
+  their first call, not at import (``cdcore._pairjit.entry_njit``), so the window is built
+  without them and ``preload`` loads them on a worker thread once it is on screen (loaded
+  beside the view's imports they took as long: both hold the GIL most of the time);
 - PySide6 replaces ``builtins.__import__`` when it is first imported: from then on every newly
   imported module has its whole source read (``inspect.getsource``) to find out whether it
   uses PySide's ``__feature__`` switches (shiboken's ``feature_imported``). For the ~900
@@ -20,16 +21,16 @@ import threading
 
 from cdcore.warmup import IMPORT_COMPILED
 
-#: what the worker imports: the modules whose import loads (or compiles) kernels; everything
-#: else compiles or loads on first use, on the scene loader's thread
-IMPORTS = tuple(sorted({"cdcore." + name.rsplit(".", 1)[0] for name in IMPORT_COMPILED}))
+#: the entry points a first start compiles behind its window (``first_start``): all of them;
+#: everything else compiles or loads on first use, on the scene loader's thread
+KERNELS = IMPORT_COMPILED
 
-#: what a warm start preloads: the import-compiled kernels every scene's first frame loads
-#: anyway (the query entry points, the AABB refit); the robots' self-collision kernel loads
-#: with the first robot scene, on the scene loader's thread (a chain or rigid scene never
-#: uses it: ~0.1-0.2 s of CPU saved on their start)
-ROBOT_ONLY = ("cdcore.articulated._self_kernel",)
-WARM_IMPORTS = tuple(m for m in IMPORTS if m not in ROBOT_ONLY)
+#: what a warm start preloads: the entry points every scene's first frame loads anyway (the
+#: query entry points, the AABB refit); the robots' self-collision kernel loads with the first
+#: robot scene, on the scene loader's thread (a chain or rigid scene never uses it: ~0.1-0.2 s
+#: of CPU saved on their start)
+ROBOT_ONLY = ("articulated._self_kernel.self_check",)
+WARM_KERNELS = tuple(k for k in KERNELS if k not in ROBOT_ONLY)
 
 #: what the 3-D view needs that does not import Qt: pyvista (its ``plotting`` package imports
 #: VTK's rendering modules and matplotlib), in the order the view's modules import them
@@ -38,21 +39,19 @@ VIEW_IMPORTS = ("numpy", "pyvista", "pyvista.plotting", "pyvista.plotting.plotte
                 "vtkmodules.util.numpy_support")
 
 
-def preload(imports=None, done=None, then=None) -> threading.Thread:
-    """Import the engine's modules (``WARM_IMPORTS``) on a worker thread while the GUI thread
-    imports Qt, VTK and pyvista (a warm cache: ~1 s of loading compiled kernels, partly
-    outside the GIL); the app's own import of them then waits for this one (Python's
-    per-module import lock). An error is left for that import to raise. ``done()`` is
-    called on the worker when the imports are over (``--report-startup``'s phase line),
-    then ``then()`` if given (``app.__main__`` starts its scene build on a thread of its own
-    once the window has painted: ``Prebuild.start``)."""
-    names = WARM_IMPORTS if imports is None else tuple(imports)
+def preload(kernels=None, done=None, then=None) -> threading.Thread:
+    """Load the engine's entry points (``WARM_KERNELS``, ``cdcore.warmup.load_kernels``) on a
+    worker thread (a warm cache: ~0.5 s); a query's first call on another thread meanwhile
+    waits for it (each entry point's lock). An error is left for that first call to raise.
+    ``done()`` is called on the worker when they are loaded (``--report-startup``'s phase
+    line), then ``then()`` if given."""
+    names = WARM_KERNELS if kernels is None else tuple(kernels)
 
     def run():
         try:
-            for name in names:
-                importlib.import_module(name)
-        except BaseException:  # noqa: BLE001 - the GUI thread's import raises it again
+            from cdcore.warmup import load_kernels
+            load_kernels(names)
+        except BaseException:  # noqa: BLE001 - the first call raises it again
             pass
         finally:
             if done is not None:

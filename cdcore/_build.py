@@ -16,7 +16,7 @@ from ._build_sah import N_BINS, SPLIT_MEAN, SPLIT_MEDIAN, binned_split, mean_key
 from ._layout import (AABB_FCOLS, C0, COUNT, E0, KIND_AABB, KIND_OBB, KIND_SPHERE, LEFT, N_ICOLS, R0,
                       RIGHT, SIZE, START)
 from ._pack import unpack
-from ._pairjit import pair_njit
+from ._pairjit import entry_njit, pair_njit
 from ._rows import box_row, leaf_row, merge_row
 from .bv import aabb, obb, sphere
 from .bv.dispatch import fit_node
@@ -371,7 +371,7 @@ def _plan_ok(tab, blocks, bcuts, n, nv, m):
     return True
 
 
-@njit(SIG_REFIT_AABB, cache=True, nogil=True)
+@entry_njit(SIG_REFIT_AABB, nogil=True)
 def refit_aabb(src, out, F, I, tri_verts, tab, blocks):
     """Refit a packed AABB tree (compact rows) to the vertices ``src`` (n, 3), in one call:
 

@@ -241,6 +241,8 @@ def warm(progress=None, part=None) -> float:
     """Compile (or load from the cache) every kernel (``part``: one of ``PARTS`` only); returns
     the seconds it took."""
     t0 = time.perf_counter()
+    # every entry point, also those no step below calls (their first call compiles them)
+    load_kernels(IMPORT_COMPILED if part != "side" else ("articulated._self_kernel.self_check",))
     steps = _steps(part)
     for i, (label, run) in enumerate(steps):
         if progress is not None:
@@ -282,14 +284,25 @@ def cached_signatures(roots) -> dict[str, int]:
     return out
 
 
-#: kernels compiled when their module is imported (explicit signatures, ``_pairjit.pair_njit``
-#: with ``signature`` and ``@njit(SIG, ...)``): importing ``cdcore.collide`` loads them from
-#: numba's cache or, when it does not hold them, compiles them (and the traversal core they
-#: call) for minutes
-#: (``tests/test_first_start.py`` checks that the list is complete)
+#: the entry points: kernels compiled for one explicit signature (``_pairjit.entry_njit``,
+#: ``pair_njit`` with ``signature``) at their first call or by ``load_kernels``, not at import.
+#: Their load compiles the traversal core they call when numba's cache does not hold it
+#: (minutes), so the app's first start loads them behind a window (``app.first_start``), and
+#: ``kernels_cached`` reads their index files (``tests/test_first_start.py`` checks the list)
 IMPORT_COMPILED = ("_core.query_entry", "_core.query_entry_w", "_core.resume_entry", "_core.query_kdop_entry",
                    "_core.resume_kdop_entry", "_build.refit_aabb",
                    "articulated._self_kernel.self_check")
+
+
+def load_kernels(names=IMPORT_COMPILED) -> None:
+    """Compile, or load from numba's cache, the entry points ``names`` ("module.function" in
+    ``cdcore``) now, importing their modules (an ImportError or a compile error propagates)."""
+    import importlib
+
+    from cdcore._pairjit import load_kernel
+    for name in names:
+        module, func = name.rsplit(".", 1)
+        load_kernel(getattr(importlib.import_module(f"cdcore.{module}"), func))
 
 
 def kernels_cached(names=IMPORT_COMPILED, roots=None) -> bool:

@@ -138,40 +138,42 @@ def test_first_start_does_nothing_on_a_warm_cache(qapp_quits, monkeypatch):
     assert first_start.prepare_kernels(qapp_quits) is False
 
 
-def test_preload_imports_the_engine_on_a_worker_thread():
-    """``preload`` imports ``WARM_IMPORTS`` off the GUI thread and says when it is done; an
-    import error stays in the worker (the app's own import raises it again)."""
-    import importlib
-
+def test_preload_loads_the_entry_points_on_a_worker_thread():
+    """``preload`` loads ``WARM_KERNELS`` off the GUI thread (each then has its one signature,
+    compiling disabled) and says when it is done; an error stays in the worker (the first call
+    raises it again)."""
     from app import first_start, warm_start
+    from cdcore import _core
     assert first_start.preload is warm_start.preload
     done = []
     worker = warm_start.preload(done=lambda: done.append(threading.current_thread().name))
     assert worker.name == "engine-preload"
     worker.join(timeout=120)
     assert not worker.is_alive() and done == ["engine-preload"]
-    for name in warm_start.WARM_IMPORTS:
-        assert name in sys.modules
-    w = warm_start.preload(imports=("cdcore.no_such_module",))
+    for name in warm_start.WARM_KERNELS:
+        module, func = name.rsplit(".", 1)
+        d = getattr(sys.modules["cdcore." + module], func)
+        assert len(d.signatures) == 1 and not d._can_compile, name
+    assert len(_core.query_entry_w.signatures) == 1
+    w = warm_start.preload(kernels=("no_such_module.f",))
     w.join(timeout=30)
     assert not w.is_alive()
-    with pytest.raises(ModuleNotFoundError):
-        importlib.import_module("cdcore.no_such_module")
 
 
 def test_warm_preload_leaves_out_only_the_robot_kernel():
-    """The warm start preloads every import-compiled kernel module but the robots' (loaded with
-    the first robot scene); the cold start's worker compiles all of them."""
+    """The warm start preloads every entry point but the robots' (loaded with the first robot
+    scene); the cold start's worker compiles all of them."""
     from app import first_start, warm_start
-    assert first_start.IMPORTS == warm_start.IMPORTS
-    assert set(warm_start.WARM_IMPORTS) == set(warm_start.IMPORTS) - {"cdcore.articulated._self_kernel"}
-    assert "cdcore._core" in warm_start.WARM_IMPORTS
+    assert first_start.KERNELS == warm_start.KERNELS == warmup.IMPORT_COMPILED
+    assert set(warm_start.WARM_KERNELS) == set(warm_start.KERNELS) - {"articulated._self_kernel.self_check"}
+    assert "_core.query_entry_w" in warm_start.WARM_KERNELS
 
 
 def test_every_import_compiled_kernel_is_listed():
-    """A kernel with an explicit signature compiles when its module is imported: each must be in
-    ``IMPORT_COMPILED`` (what ``kernels_cached`` checks and the first-start worker imports), or a
-    cold start would compile it on the GUI thread with no window."""
+    """A kernel with an explicit signature (compiled at import, or deferred to its first call by
+    ``entry_njit``) must be in ``IMPORT_COMPILED`` (what ``kernels_cached`` checks and the
+    first-start worker loads), or a cold start would compile it on the GUI thread with no
+    window."""
     import importlib
     import pkgutil
 
@@ -183,12 +185,11 @@ def test_every_import_compiled_kernel_is_listed():
             continue
         mod = importlib.import_module(m.name)
         for key, value in vars(mod).items():
-            if isinstance(value, CPUDispatcher) and value.__module__ == mod.__name__ and not value._can_compile:
+            if isinstance(value, CPUDispatcher) and value.__module__ == mod.__name__ and (
+                    not value._can_compile or hasattr(value, "cdcore_load")):
                 found.add(f"{mod.__name__[len('cdcore.'):]}.{key}")
     assert found and found <= set(warmup.IMPORT_COMPILED), sorted(found - set(warmup.IMPORT_COMPILED))
-    from app import first_start
-    for name in warmup.IMPORT_COMPILED:
-        assert "cdcore." + name.rsplit(".", 1)[0] in first_start.IMPORTS
+    assert found == set(warmup.IMPORT_COMPILED), sorted(set(warmup.IMPORT_COMPILED) - found)
 
 
 @pytest.mark.gui  # a display (Qt)

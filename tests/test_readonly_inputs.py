@@ -129,6 +129,8 @@ def run(bvhs, wrap, robot):
     robot.fk_frames(wrap(np.zeros((3, robot.n_dofs))))
 
 bvhs = [cdcore.build_bvh(m, bv=bv) for bv in ("aabb", "obb", "sphere", "obb_sphere", "kdop18")]
+from cdcore.warmup import load_kernels
+load_kernels()  # the entry points' one declared signature each (they load at their first call)
 run(bvhs, np.array, robot)
 stages = (("read-only arrays", lambda: run(bvhs, frozen, robot)),
           ("received trees", lambda: run([received(b) for b in bvhs], np.array, robot)),

@@ -6,8 +6,9 @@ all vertices (one batched product, each vertex with its link's pose), or,
 for a deforming body, from its current vertices. A body of one rigid link is not rewritten
 at all: its points stay in the link frame and the pose is the actor's matrix (a 4x4 uniform
 instead of re-sending the mesh to OpenGL every frame); above ``PROXY_ABOVE`` triangles it
-is drawn through a decimated display proxy (the exact mesh while triangles are highlighted;
-the engine never sees the proxy). Colour is a per-triangle RGB cell
+is drawn through a decimated display proxy, a deforming one-link body through a proxy made of
+some of its own vertices that follows them (``decimate``; the exact mesh while triangles are
+highlighted; the engine never sees a proxy). Colour is a per-triangle RGB cell
 array (the body colour, with optional contact-triangle highlights).
 """
 from __future__ import annotations
@@ -19,10 +20,13 @@ from .colors import TRIANGLE_HIGHLIGHT, body_color
 from .hierarchy import transform_into
 
 
-#: rigid one-link meshes above this many triangles are drawn through a decimated display
-#: proxy of about PROXY_TRIANGLES triangles (rigid-torus-20k's tori: 10,000 -> 3,000)
+#: one-link meshes above this many triangles are drawn through a decimated display proxy of
+#: about PROXY_TRIANGLES triangles (rigid-torus-20k's tori: 10,000 -> 3,000), a deforming one
+#: through a vertex-clustered proxy of about FOLLOW_TRIANGLES that follows its vertices
+#: (``decimate``; deform-wave's sheet: 20,000 -> ~5,000, 17 samples a wavelength)
 PROXY_ABOVE = 8000
 PROXY_TRIANGLES = 3000
+FOLLOW_TRIANGLES = 5000
 
 
 class BodyMeshLayer:
@@ -73,7 +77,12 @@ class BodyMeshLayer:
         self._matrix = vtkMatrix4x4()
         self._posed = None  # True while the points hold world coordinates
         self.actor.SetUserMatrix(self._matrix)
-        self.proxy = self._make_proxy() if self.rigid and len(faces) > PROXY_ABOVE else None
+        self._follow = None  # a deforming body's proxy: its vertices (indices into the mesh's)
+        self.proxy = None
+        if len(faces) > PROXY_ABOVE and self.rigid:
+            self.proxy = self._make_proxy()
+        elif len(faces) > PROXY_ABOVE and self.n_links == 1:
+            self.proxy = self._make_follow_proxy(faces)
         self._drawn = None
         self._show(self.proxy if self.proxy is not None else self.polydata)
         if len(scene_body.link_poses):
@@ -95,6 +104,24 @@ class BodyMeshLayer:
             return None
         proxy.cell_data["rgb"] = np.broadcast_to(self._color, (proxy.n_cells, 3)).copy()
         proxy.cell_data.active_scalars_name = "rgb"
+        return proxy
+
+    def _make_follow_proxy(self, faces):
+        """A deforming (or multi-pose) one-link mesh's proxy: vertex clustering onto its own
+        vertices (``decimate.cluster_proxy``), whose points ``update`` copies from the
+        mesh's every frame."""
+        from .decimate import cluster_proxy
+        rep, pfaces = cluster_proxy(self._v0, faces, FOLLOW_TRIANGLES // 2)
+        if len(pfaces) == 0 or len(pfaces) >= len(faces):
+            return None
+        cells = np.empty((len(pfaces), 4), dtype=np.int64)
+        cells[:, 0] = 3
+        cells[:, 1:] = pfaces
+        proxy = pv.PolyData(self._v0[rep].astype(np.float32), faces=cells.ravel())
+        proxy.cell_data["rgb"] = np.broadcast_to(self._color, (proxy.n_cells, 3)).copy()
+        proxy.cell_data.active_scalars_name = "rgb"
+        from vtkmodules.util.numpy_support import vtk_to_numpy
+        self._follow = (rep, vtk_to_numpy(proxy.GetPoints().GetData()))
         return proxy
 
     def _show(self, polydata) -> None:
@@ -148,6 +175,13 @@ class BodyMeshLayer:
             for r in range(3):
                 out[:, r] = M[:, 4 * r] * x + M[:, 4 * r + 1] * y + M[:, 4 * r + 2] * z + M[:, 4 * r + 3]
         self._mark_points()
+        if self._follow is not None:  # the proxy's vertices are some of the mesh's
+            rep, pts = self._follow
+            np.take(out, rep, axis=0, out=pts)
+            pp = self.proxy.GetPoints()
+            pp.GetData().Modified()
+            pp.Modified()
+            self.proxy.Modified()
 
     def _mark_points(self):
         pts = self.polydata.GetPoints()

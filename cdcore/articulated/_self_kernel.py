@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from .._core import descend_a
-from .._pairjit import pair_njit
+from .._pairjit import entry_njit, pair_njit
 from .._layout import C0, E0, LEFT, N_FCOLS, N_STATS, P_AXES, P_NAXES, R0, RIGHT, S0, SIZE, SR, START
 from .._overlap import ABS_EPS, PROGRAM_SAT6, PROGRAM_SAT15, sat_program, sat_scalars
 from ..mesh import MAX_COORD
@@ -550,7 +550,7 @@ def pack(fbuf, ibuf, lbuf) -> np.ndarray:
 SELF_CHECK_SIG = "int64(float64[::1], float64[:, :, ::1], int64[::1], int64[::1])"
 
 
-@njit(SELF_CHECK_SIG, cache=True, nogil=True)
+@entry_njit(SELF_CHECK_SIG, nogil=True)
 def self_check(q, root, pbuf, out):
     """Self-collision of one configuration ``q`` (n_dofs,) with the root at ``root``
     (1, 4, 4) of the packed body ``pbuf`` (``pack``), written to ``out``
