@@ -108,12 +108,21 @@ def test_a_deforming_sheet_is_drawn_through_a_proxy_that_follows_it():
         for frame in (3, 9):
             s.goto(frame)
             layer.update(sb.link_poses[frame])
-            np.testing.assert_allclose(layer.proxy.points, np.asarray(layer.polydata.points)[rep], atol=0)
-            np.testing.assert_allclose(layer.world_points()[rep], layer.proxy.points, atol=1e-6)
+            P = sb.link_poses[frame][0]
+            v = np.asarray(sb.body.vertices)
+            np.testing.assert_allclose(layer.proxy.points, v[rep] @ P[:3, :3].T + P[:3, 3], atol=1e-5)
+            # the exact mesh (written when needed: here, by world_points) has the same vertices
+            np.testing.assert_allclose(layer.world_points(), v @ P[:3, :3].T + P[:3, 3], atol=1e-5)
+            np.testing.assert_array_equal(np.asarray(layer.polydata.points)[rep], layer.proxy.points)
             drawn.append(np.array(layer.proxy.points))
         assert np.abs(drawn[1] - drawn[0]).max() > 1e-3  # the wave moved, and the proxy with it
-        layer.highlight_triangles(0, [5])
+        s.goto(11)
+        layer.update(sb.link_poses[11])
+        layer.highlight_triangles(0, [5])  # the exact mesh is drawn, at this frame's shape
         assert layer.drawn_triangles == layer.n_triangles
+        P = sb.link_poses[11][0]
+        np.testing.assert_allclose(layer.polydata.points, np.asarray(sb.body.vertices) @ P[:3, :3].T + P[:3, 3],
+                                   atol=1e-5)
         layer.clear_highlight()
         assert layer.drawn_triangles == layer.proxy.n_cells
     finally:
