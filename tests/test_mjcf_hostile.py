@@ -307,3 +307,21 @@ def test_skin_fifo_is_refused(tmp_path):
                           '<deformable><skin name="s" file="s.skn"/></deformable></mujoco>')
     with pytest.raises(MJCFError, match="'s.skn'.* is a FIFO"):
         _load_or_block(os.path.join(d, "main.xml"), [os.path.join(d, "s.skn")])
+
+
+@pytest.mark.parametrize("body, expect", [
+    ('<body name="b"><geom name="g" type="sphere" size="1e300"/></body>', "<geom name='g'> of body 'b'"),
+    ('<body name="b"><geom name="g" type="ellipsoid" size="1 1e70 1"/></body>', "<geom name='g'> of body 'b'"),
+    ('<body name="b"><geom name="g" type="sphere" size="1e-300"/></body>', "<geom name='g'> of body 'b'"),
+    ('<body name="far" pos="1e300 0 0">' + BOX + '</body><body name="b">' + BOX + '</body>', "body 'far'"),
+    ('<body name="p" pos="1e70 0 0">' + BOX + '<body name="c" pos="1 0 0"><joint type="hinge"/>' + BOX
+     + '</body></body>', "body 'p'"),
+])
+def test_out_of_range_geometry_names_the_file_and_the_element(tmp_path, body, expect):
+    """Sizes and positions MuJoCo accepts but the kernels cannot take (beyond 1e60, below
+    1e-72): an MJCFError naming the file and the geom or body, at load (a far body was
+    reported at the first check as 'joint values too large')."""
+    path = _write(tmp_path, "far.xml", f"<mujoco><worldbody>{body}</worldbody></mujoco>")
+    with pytest.raises(MJCFError) as e:
+        _load(path)
+    assert str(e.value).startswith("far.xml: ") and expect in str(e.value), str(e.value)

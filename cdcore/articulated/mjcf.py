@@ -42,7 +42,7 @@ import warnings
 import numpy as np
 
 from .. import shapes
-from ..mesh import Mesh
+from ..mesh import MAX_COORD, Mesh
 from ..primitives import Primitive, tessellate
 from ._robot_fk import JOINT_FIXED, JOINT_PRISMATIC, JOINT_REVOLUTE
 from .body import Link
@@ -441,11 +441,23 @@ def load_mjcf(path, meshes: str = "exact", mesh_bv: str = "obb", primitives: str
     keep = geo_bodies if len(roots) == 1 and roots[0] == geo_bodies[0] else [0] + [b for b in geo_bodies if b != 0]
     index = {b: n for n, b in enumerate(keep)}
     rest = robot_rest_poses(kin)
+    # a body placed beyond the kernels' range (or at NaN): said here, with its name, not as a
+    # joint value out of range at the first check
+    far = np.flatnonzero(~(np.abs(rest[:, :3, 3]) <= MAX_COORD).all(axis=1))
+    if len(far):
+        raise MJCFError(f"{fname}: body {kin['names'][int(far[0])]!r}: its position in the model's rest pose "
+                        f"{rest[int(far[0]), :3, 3].tolist()} is not finite or beyond {MAX_COORD:g} (the range where "
+                        f"the kernels are exact): check its pos and its parents'")
     link_objs, has_geo, geoms, link_prims, real_meshes = [], [], [], [], []
     for li, b in enumerate(keep):
         parts, prims, real = [], [], []
         for g, gname, t in by_body.get(b, []):
-            info = _geom(m, g, gname, t, meshes, li, body_names[b])
+            try:
+                info = _geom(m, g, gname, t, meshes, li, body_names[b])
+            except MJCFError:
+                raise
+            except ValueError as exc:  # the mesh's checks (coordinates, sizes): say which geom
+                raise MJCFError(f"{fname}: <geom name={gname!r}> of body {body_names[b]!r}: {exc}") from exc
             geoms.append(info)
             parts.append(info.mesh)
             if info.primitive is not None:
