@@ -133,6 +133,30 @@ def test_bug4_step_into_keeps_the_chosen_link_pair(qtbot):
     assert panel.drill_box.currentIndex() == 1 and tuple(panel.drill_box.currentData()) == chosen
 
 
+def test_an_empty_link_pair_list_says_why(qtbot):
+    """hand-ball's hand / ball at a frame where no link pair's volumes overlap: the link-pair
+    box says so (it was blank, with 'step into' disabled and no reason)."""
+    from app.widgets.stepper_panel import StepperPanel
+    s = Session()
+    s.load_scene("hand-ball", frames=60)
+    panel = StepperPanel(s)
+    qtbot.addWidget(panel)
+    panel.show()
+    s.goto(39)
+    i = next(k for k, (a, b) in enumerate(s.scene.pairs)
+             if {s.scene.bodies[a].name, s.scene.bodies[b].name} == {"hand", "ball"})
+    s.selected_pair = i
+    panel.reload()
+    assert len(s.result.pairs[i].link_pairs) == 0 and panel.drill_box.count() == 0
+    assert not panel.drill_btn.isEnabled() and "no link pair" in panel.drill_box.placeholderText()
+    for f in range(0, 60, 3):  # a frame with candidates: the list, its first pair selected
+        s.goto(f)
+        panel.reload()
+        if panel.drill_box.count():
+            break
+    assert panel.drill_box.count() and panel.drill_box.currentIndex() == 0 and panel.drill_btn.isEnabled()
+
+
 # ---- 5: the realignment view after leaving k-DOPs ----------------------------------------
 def test_bug5_realignment_view_resets_when_the_bv_type_is_no_kdop(qtbot):
     from app.widgets.realign_panel import IDLE_TEXT, RealignPanel

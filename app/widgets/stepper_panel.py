@@ -103,6 +103,13 @@ class StepperPanel(QtWidgets.QWidget):
                     self.drill_box.setCurrentIndex(k)
                     break
         self.drill_btn.setEnabled(self.drill_box.count() > 0)
+        # an empty list says why (a blank box read as a broken panel): no link pair of the
+        # selected bodies passed the body-level traversal at this frame (with a placeholder
+        # Qt selects no item by itself: the first is selected here)
+        self.drill_box.setPlaceholderText("no link pair's volumes overlap at this frame"
+                                          if s.result is not None and s.scene is not None else "")
+        if self.drill_box.count() and self.drill_box.currentIndex() < 0:
+            self.drill_box.setCurrentIndex(0)
         self.up_btn.setEnabled(drill is not None)
         self._show()
 
