@@ -89,6 +89,19 @@ def test_deform_scene_changes_vertices_every_frame():
     assert np.array_equal(v0[:, :2], v1[:, :2])  # a flat sheet moves along its normal (z) only
 
 
+def test_deform_wave_vertices_follow_the_travelling_wave():
+    """``SceneBody.vertices`` (sine and cosine parts per vertex, made once) against the wave
+    written out: base + amplitude sin(2 pi (x / wavelength - t / period)) along the normals."""
+    from cdcore.scenes.scene import _vertex_normals
+    sheet = load_scene("deform-wave", frames=600).bodies[0]
+    d, base = sheet.deform, sheet.base_vertices
+    n = _vertex_normals(base, sheet.body.links[0].mesh.faces)
+    for f in (0, 1, 7, 150, 299, 599):
+        t = f * d["dt"]
+        ref = base + (d["amplitude"] * np.sin(2 * np.pi * (base[:, 0] / d["wavelength"] - t / d["period"])))[:, None] * n
+        np.testing.assert_allclose(sheet.vertices(f), ref, rtol=0, atol=1e-14)
+
+
 def _write(tmp_path, spec, name="s.json"):
     p = tmp_path / name
     p.write_text(json.dumps(spec) if not isinstance(spec, str) else spec)
