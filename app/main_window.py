@@ -1040,7 +1040,8 @@ class MainWindow(QtWidgets.QMainWindow):
 
     def _update_depth_label(self):
         mode, lo, hi = self.view3d.resolved_depth
-        text = {"all": "all", "leaves": "leaves", "level": f"= {lo}", "range": f"= {lo}-{hi}"}[mode] + \
+        text = {"all": "all", "leaves": "leaves", "level": f"= {lo}", "cut": f"= cut {lo}",
+                "range": f"= {lo}-{hi}"}[mode] + \
             f" ({self.view3d.nodes_drawn:,} nodes)"
         if self.hierarchy_panel.resolved.text() != text:  # an unchanged label costs no repaint
             self.hierarchy_panel.resolved.setText(text)

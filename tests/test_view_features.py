@@ -31,17 +31,51 @@ def test_auto_depth_is_readable(scene):
     mode, lo, hi = readable_selection(s.trees)
     drawn = sum(len(t.select(mode, lo, hi)) for t in s.trees)
     assert drawn <= READABLE_BOXES
-    if mode == "level":  # and as deep as the budget allows: the next level would be too busy
-        assert sum(len(t.select("level", lo + 1)) for t in s.trees) > READABLE_BOXES
+    if mode == "cut":  # and as deep as the budget allows: the next cut would be too busy
+        assert sum(len(t.select("cut", lo + 1)) for t in s.trees) > READABLE_BOXES
+        for t in s.trees:  # a cut: every leaf under exactly one drawn node
+            _assert_is_cut(t, t.select("cut", lo))
     else:
         assert sum(t.n_nodes for t in s.trees) <= READABLE_BOXES
+
+
+def _assert_is_cut(t, nodes):
+    """Every leaf of ``t`` has exactly one of ``nodes`` on its path to the root."""
+    import cdcore._layout as L
+    parent = np.full(t.n_nodes, -1)
+    inner = np.flatnonzero(t.nodes_i[:, L.LEFT] >= 0)
+    parent[t.nodes_i[inner, L.LEFT]] = inner
+    parent[t.nodes_i[inner, L.RIGHT]] = inner
+    chosen = np.zeros(t.n_nodes, bool)
+    chosen[nodes] = True
+    for leaf in np.flatnonzero(t.is_leaf):
+        k, n = leaf, 0
+        while k >= 0:
+            n += chosen[k]
+            k = parent[k]
+        assert n == 1, (leaf, n)
+
+
+def test_auto_depth_draws_every_body_of_trees_of_different_heights():
+    """panda-reach: a 21-node robot tree (height 4) beside a 535-node table (height 12). The auto
+    depth was the table's level 9: none of the robot's boxes was drawn. As a cut, every link
+    box of the robot is drawn (its leaves are above the cut's level)."""
+    s = Session()
+    s.load_scene("panda-reach", frames=3)
+    mode, lo, hi = readable_selection(s.trees)
+    assert mode == "cut"
+    robot = next(t for t, sb in zip(s.trees, s.scene.bodies) if sb.body.n_links > 1)
+    drawn = robot.select(mode, lo, hi)
+    assert set(np.flatnonzero(robot.is_leaf).tolist()) <= set(drawn.tolist())  # every link's box
+    assert len(robot.select("level", lo)) == 0  # what a level drew
+    assert sum(len(t.select(mode, lo, hi)) for t in s.trees) <= READABLE_BOXES
 
 
 def test_window_defaults_to_the_readable_depth(window):
     window.load_ref({"scene": "rigid-torus"})
     assert window.hierarchy_panel.mode.currentText() == "auto"
     assert 0 < sum(t.n_nodes for t in window.tree_layers) <= READABLE_BOXES
-    assert window.resolved_depth[0] == "level"
+    assert window.resolved_depth[0] == "cut"
 
 
 def _in_view(win, bounds) -> float:

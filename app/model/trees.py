@@ -48,17 +48,21 @@ class Tree:
         return int(self.depth.max())
 
     def select(self, mode: str, lo: int = 0, hi: int = 0) -> np.ndarray:
-        """Node ids to draw: ``"level"`` (depth == lo), ``"range"`` (lo <= depth <= hi),
-        ``"leaves"`` or ``"all"``."""
+        """Node ids to draw: ``"level"`` (depth == lo), ``"cut"`` (the cut of the tree at
+        depth lo: its nodes at depth lo and the leaves above it, so that every triangle is
+        under exactly one drawn node, also in a tree less deep than lo), ``"range"`` (lo <=
+        depth <= hi), ``"leaves"`` or ``"all"``."""
         if mode == "level":
             return np.flatnonzero(self.depth == lo)
+        if mode == "cut":
+            return np.flatnonzero((self.depth == lo) | ((self.depth < lo) & self.is_leaf))
         if mode == "range":
             return np.flatnonzero((self.depth >= lo) & (self.depth <= hi))
         if mode == "leaves":
             return np.flatnonzero(self.is_leaf)
         if mode == "all":
             return np.arange(self.n_nodes)
-        raise ValueError(f"mode: expected level, range, leaves or all, got {mode!r}")
+        raise ValueError(f"mode: expected level, cut, range, leaves or all, got {mode!r}")
 
     def world_boxes(self, nodes=None):
         """Centres (k, 3), axes (k, 3, 3) (columns) and half-extents (k, 3) in world."""
@@ -97,25 +101,24 @@ READABLE_BOXES = 300  # about as many boxes as one can still tell apart on scree
 
 def readable_selection(trees, budget: int = READABLE_BOXES) -> tuple[str, int, int]:
     """The ``(mode, lo, hi)`` of the "auto" depth: every node when all the trees together
-    have at most ``budget``, else the level just above the first one whose nodes, summed
-    over the trees, exceed ``budget`` (at least the roots; the sparse bottom levels of a
-    lopsided tree would fit the budget but show little)."""
+    have at most ``budget``, else the deepest cut (``Tree.select("cut", level)``) whose nodes,
+    summed over the trees, are at most ``budget`` (at least the roots). A cut, not a level:
+    trees of different heights share the view (a 21-node robot beside a 535-node table), and
+    at a level deeper than a tree that tree drew nothing (panda-reach: the table's level 9,
+    none of the robot's link boxes)."""
     trees = list(trees)
     if not trees or sum(t.n_nodes for t in trees) <= budget:
         return "all", 0, 0
     height = max(t.height for t in trees)
+    # cut size at level L = nodes at depth L + leaves above L, per tree, summed
     counts = np.zeros(height + 1, dtype=np.int64)
     for t in trees:
-        counts[:t.height + 1] += np.bincount(t.depth, minlength=t.height + 1)[:t.height + 1]
-    over = np.flatnonzero(counts > budget)
-    if len(over):
-        level = max(int(over[0]) - 1, 0)  # the last level before one too busy
-    else:
-        # no single level is too busy (only their sum): the fullest level, not the deepest,
-        # which in trees of different heights holds a few tiny boxes (panda-reach drew 16
-        # invisible nodes at level 12)
-        level = int(np.argmax(counts))
-    return "level", level, level
+        at = np.bincount(t.depth, minlength=height + 1)[:height + 1]
+        leaves = np.bincount(t.depth[t.is_leaf], minlength=height + 1)[:height + 1]
+        counts += at + np.concatenate([[0], np.cumsum(leaves)[:-1]])
+    fit = np.flatnonzero(counts <= budget)
+    level = int(fit.max()) if len(fit) else 0  # cut sizes grow with the level
+    return "cut", level, level
 
 
 def apply_trace_states(state_a, state_b, trace) -> None:

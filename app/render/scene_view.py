@@ -371,7 +371,8 @@ class SceneView:
         if view is None or self.scene is None:
             return
         mode, lo, hi = self.resolved_depth
-        depth = {"all": "all levels", "leaves": "leaves", "level": f"level {lo}", "range": f"levels {lo}-{hi}"}[mode]
+        depth = {"all": "all levels", "leaves": "leaves", "level": f"level {lo}", "cut": f"cut at level {lo}",
+                 "range": f"levels {lo}-{hi}"}[mode]
         if auto:
             depth += " (auto)"
         st = view.settings
