@@ -15,12 +15,15 @@ import sys
 import time
 
 
-# The steps fall in two parts with few kernels in common, so that ``main`` can compile them in
-# two processes at once on a machine with two cores (numba compiles on one thread): "core" is the
-# traversal core and everything built on it (collide, Query, FrontCache, batches, scenes, robots);
-# "side" is the distance search, the exact primitives and the robots' self-collision kernels. The
-# side part starts with the distance search (its own loop, no ``traverse``), so by the time it
-# reaches the robots (whose mesh links call ``traverse``) the core part has usually cached it.
+# The steps fall in two parts with no kernel in common, so that ``main`` can compile them in two
+# processes at once on a machine with two cores (numba compiles on one thread): "core" is the
+# traversal core and everything built on it (collide, Query, FrontCache, batches, scenes) and the
+# exact primitives' queries; "side" is the distance search and the robots (URDF, MJCF: the
+# self-collision kernels). The side part starts with the distance search (its own loop, no
+# ``traverse``), so by the time it reaches the robots (whose mesh links call ``traverse``) the
+# core part has cached it. Measured with numba's compile events (a fresh cache, 2 cores): no
+# kernel compiled by both, 86 and 94 s (the self-check loaded first in the side part and the
+# primitives there: 33 kernels compiled by both, ~48 s each, 105 and 108 s).
 PARTS = ("core", "side")
 
 
@@ -126,7 +129,10 @@ def _steps(part=None):
     core.append(("deforming meshes", scene_step("deform-wave", ("cab",))))
     side = [(f"{bv} distances", distance_steps(bv)) for bv in cdcore.BV_TYPES]
     side.append(("robot self-collision and audit", _robot_step))
-    side.append(("exact primitives and MJCF robots", _primitive_step))
+    side.append(("MJCF robots", _mjcf_step))
+    # the primitive queries last in the core part (no robot: the self-check is the side part's),
+    # so that the two parts take about as long (~90 s each on 2 cores)
+    core.append(("exact primitives", _primitive_step))
     if part == "core":
         return core
     if part == "side":
@@ -152,15 +158,11 @@ _WARM_MJCF = """<mujoco model="warm">
 
 
 def _primitive_step():
-    """Exact primitive links: the fused kernel's primitive branch, primitive leaves against
-    meshes, MuJoCo-style geom tests (MJCF, if mujoco is installed) and pair distances."""
-    import os
-    import tempfile
-
+    """Exact primitives: MuJoCo-style geom tests and pair distances, primitive leaves against
+    meshes (the public primitive queries)."""
     import numpy as np
 
     from cdcore import _prim, shapes
-    from cdcore.articulated import SelfCollisionChecker, environment_pairs
     from cdcore.primitives import KIND_NAMES, Primitive
     prims = [Primitive(k, (0.1, 0.2, 0.3)[:{"sphere": 1, "capsule": 2, "cylinder": 2}.get(k, 3)]) for k in
              KIND_NAMES[:5]] + [Primitive("convex", (), np.eye(4), np.eye(3))]
@@ -176,6 +178,18 @@ def _primitive_step():
         distance_primitive(p, None, tree, None)
         collide_primitive(p, None, prims[0], None)
         distance_primitive(p, None, prims[0], None)
+
+
+def _mjcf_step():
+    """MJCF robots (if mujoco is installed): exact primitive links in the fused self-collision
+    kernel, meshes as given and as hulls, environment pairs."""
+    import os
+    import tempfile
+
+    import numpy as np
+
+    from cdcore import shapes
+    from cdcore.articulated import SelfCollisionChecker, environment_pairs
     try:
         import mujoco  # noqa: F401
     except ImportError:
@@ -241,13 +255,20 @@ def warm(progress=None, part=None) -> float:
     """Compile (or load from the cache) every kernel (``part``: one of ``PARTS`` only); returns
     the seconds it took."""
     t0 = time.perf_counter()
-    # every entry point, also those no step below calls (their first call compiles them)
-    load_kernels(IMPORT_COMPILED if part != "side" else ("articulated._self_kernel.self_check",))
+    # every entry point, also those no step calls (their first call compiles them): the core
+    # part's first, the robots' self-check last in the side part. Loaded at the start of the side
+    # part, the self-check compiled the traversal loops it calls before the core part had cached
+    # them: both processes compiled them (~20 s each, a profile of numba's compile events)
+    robot = ("articulated._self_kernel.self_check",)
+    if part != "side":
+        load_kernels(tuple(k for k in IMPORT_COMPILED if k not in robot))
     steps = _steps(part)
     for i, (label, run) in enumerate(steps):
         if progress is not None:
             progress(i, len(steps), label)
         run()
+    if part != "core":
+        load_kernels(robot)
     if progress is not None:
         progress(len(steps), len(steps), "done")
     return time.perf_counter() - t0
