@@ -480,6 +480,16 @@ def test_large_rigid_mesh_drawn_through_a_display_proxy(plotter):
     assert layer.actor.GetMapper().GetInput().GetNumberOfCells() == layer.n_triangles
     layer.clear_highlight()
     assert layer.drawn_triangles == layer.proxy.n_cells
+    # other vertices given for the rigid mesh (its proxy cannot take them): the exact mesh is
+    # drawn, posed in world coordinates, until the mesh is posed by its matrix again
+    P = sb.link_poses[3][0]
+    bigger = layer._v0 * 1.1
+    layer.update(sb.link_poses[3], vertices=bigger)
+    assert layer.drawn_triangles == layer.n_triangles
+    np.testing.assert_allclose(layer.world_points(), bigger @ P[:3, :3].T + P[:3, 3], atol=1e-4)
+    layer.update(sb.link_poses[3])
+    assert layer.drawn_triangles == layer.proxy.n_cells
+    np.testing.assert_allclose(layer.world_points(), layer._v0 @ P[:3, :3].T + P[:3, 3], atol=1e-4)
     s2 = Session()
     s2.load_scene("rigid-torus", frames=5)
     small = BodyMeshLayer(plotter, 0, s2.scene.bodies[0])

@@ -160,11 +160,17 @@ class BodyMeshLayer:
                 self._points_view[...] = self._v0
                 self._mark(self.polydata)
                 self._posed = None
+                if self.proxy is not None and not self._highlighted.any():
+                    self._show(self.proxy)
             return
         if self._posed is None:
             self._matrix.Identity()
             self._matrix.Modified()
         self._posed = True
+        if self.proxy is not None and self._follow is None:
+            # a rigid mesh's decimated proxy is in the link frame and cannot take other
+            # vertices: the exact mesh is drawn while they are given
+            self._show(self.polydata)
         v = self._current_vertices(vertices)
         if self._follow is not None and self._drawn is self.proxy:
             # only the proxy is drawn: its vertices now, the exact mesh's when it is needed
