@@ -39,12 +39,12 @@ VIEW_IMPORTS = ("numpy", "pyvista", "pyvista.plotting", "pyvista.plotting.plotte
                 "vtkmodules.util.numpy_support")
 
 
-def preload(kernels=None, done=None, then=None) -> threading.Thread:
+def preload(kernels=None, done=None) -> threading.Thread:
     """Load the engine's entry points (``WARM_KERNELS``, ``cdcore.warmup.load_kernels``) on a
     worker thread (a warm cache: ~0.5 s); a query's first call on another thread meanwhile
     waits for it (each entry point's lock). An error is left for that first call to raise.
     ``done()`` is called on the worker when they are loaded (``--report-startup``'s phase
-    line), then ``then()`` if given."""
+    line)."""
     names = WARM_KERNELS if kernels is None else tuple(kernels)
 
     def run():
@@ -56,8 +56,6 @@ def preload(kernels=None, done=None, then=None) -> threading.Thread:
         finally:
             if done is not None:
                 done()
-        if then is not None:
-            then()
 
     worker = threading.Thread(target=run, name="engine-preload", daemon=True)
     worker.start()

@@ -529,15 +529,21 @@ def test_hierarchy_and_highlight_actors_read_their_polydata_directly(plotter, ch
     assert img.reshape(-1, 3).std(axis=0).max() > 0
 
 
+def _scene_view(plotter, scene: str, frames: int):
+    """A ``SceneView`` with ``scene`` loaded in a fresh ``Session`` (the module, the session, the view)."""
+    import app.render.scene_view as sv
+    s = Session()
+    s.load_scene(scene, frames=frames)
+    view = sv.SceneView(plotter)
+    view.set_scene(s.scene)
+    return sv, s, view
+
+
 def test_auto_depth_is_recomputed_only_when_a_tree_changes(plotter, monkeypatch):
     """The "auto" depth reads only the trees' depth arrays (the engine's own, the same from
     frame to frame): computed once per topology, and equal to ``readable_selection``."""
-    import app.render.scene_view as sv
     from app.model.trees import Tree, readable_selection
-    s = Session()
-    s.load_scene("hand-ball", frames=12)
-    view = sv.SceneView(plotter)
-    view.set_scene(s.scene)
+    sv, s, view = _scene_view(plotter, "hand-ball", 12)
     calls = []
     real = sv.readable_selection
     monkeypatch.setattr(sv, "readable_selection", lambda trees: calls.append(1) or real(trees))
@@ -557,12 +563,8 @@ def test_auto_depth_is_recomputed_only_when_a_tree_changes(plotter, monkeypatch)
 def test_drawn_nodes_are_selected_again_only_when_a_tree_or_the_depth_changes(plotter, monkeypatch):
     """The nodes drawn per tree are ``Tree.select`` of the resolved depth, made once per
     topology and depth (deform-wave's sheet: the cut of 40,000 nodes every frame cost ~35 us)."""
-    import app.render.scene_view as sv
     from app.model.trees import Tree
-    s = Session()
-    s.load_scene("deform-wave", frames=8)
-    view = sv.SceneView(plotter)
-    view.set_scene(s.scene)
+    sv, s, view = _scene_view(plotter, "deform-wave", 8)
     calls = []
     real = Tree.select
     monkeypatch.setattr(Tree, "select", lambda self, *a: calls.append(a) or real(self, *a))
